@@ -1,0 +1,1 @@
+"""Record -> Analysis: pure functions, no torch needed to load a record."""

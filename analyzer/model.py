@@ -1,0 +1,320 @@
+"""The Analysis: the one model every output reads (console, lint, JSON, HTML, TUI, diff).
+
+Plain dataclasses, no torch, no rendering libraries. ``Analysis.to_dict()`` is the documented JSON export
+(``tdiag report --format json``, schema version ``SCHEMA_VERSION``); ``Analysis.from_dict()`` reads it back.
+Paths are display paths: relative to the project root for user files, ``<site-packages>/...`` for libraries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+SEVERITIES = ("error", "warning", "info")  # ranked: error first
+SEVERITY_RANK = {name: i for i, name in enumerate(SEVERITIES)}
+
+
+@dataclass
+class Frame:
+    """One frame of a stack, as the user would read it."""
+
+    path: str
+    line: int
+    function: str
+    code: str | None = None
+    is_user: bool = True
+
+
+@dataclass
+class Site:
+    """A place in user code. ``column``/``end_column`` are 1-based, as editors and ruff show them."""
+
+    path: str
+    line: int
+    column: int | None = None
+    end_column: int | None = None
+    function: str | None = None
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.path, self.line)
+
+
+@dataclass
+class GraphBreak:
+    """One graph-break event, as torch logged it, mapped to the user's line."""
+
+    compile_id: str
+    reason: str  # torch's graph-break type (gb_type), e.g. "Data-dependent branching"
+    site: Site
+    gb_id: str | None = None  # "GB0170"
+    gb_url: str | None = None
+    explanation: str = ""
+    hints: list[str] = field(default_factory=list)
+    context: str = ""  # torch's developer debug context
+    user_stack: list[Frame] = field(default_factory=list)
+    library_frame: Frame | None = None  # where it broke, when that is inside a library
+    code_name: str | None = None  # the code object being traced (may be a resume function)
+    offset: int | None = None  # bytecode offset in the user's original code object
+    opname: str | None = None
+    frame_skipped: bool = False  # Dynamo gave up on the whole frame (e.g. break in a loop)
+    raw: str = ""
+
+
+@dataclass
+class Guard:
+    kind: str  # TENSOR_MATCH, ID_MATCH, EQUALS_MATCH, ...
+    text: str
+    source: str | None = None  # the user source line torch attributes the guard to
+    path: str | None = None
+    line: int | None = None
+    function: str | None = None
+
+
+@dataclass
+class GuardFailure:
+    """Why one existing cache entry did not match when a frame was recompiled."""
+
+    entry: str  # compile id of the cache entry whose guard failed, e.g. "0/0"
+    text: str  # torch's reason, e.g. "tensor 'x' size mismatch at index 0. expected 4, actual 8"
+    kind: str  # size, stride, dtype, device, requires_grad, value, identity, type, training, length, other
+    subject: str | None = None  # the guarded name: "x", "L['k']", "self.training"
+    dim: int | None = None
+    expected: str | None = None
+    actual: str | None = None
+    source: str | None = None
+    path: str | None = None
+    line: int | None = None
+
+
+@dataclass
+class Recompile:
+    compile_id: str  # the new compile that the failures caused
+    frame_id: int
+    code_name: str
+    path: str
+    line: int
+    failures: list[GuardFailure] = field(default_factory=list)
+    call_site: Site | None = None  # the user line that called the recompiled frame
+    time: float | None = None
+
+
+@dataclass
+class SourceRef:
+    path: str
+    line: int
+    code: str | None = None
+
+
+@dataclass
+class Kernel:
+    """One kernel or extern call of a compiled graph, in execution order."""
+
+    name: str
+    kind: str  # pointwise, reduction, persistent_reduction, template, foreach, extern, fallback
+    backend: str  # triton, cpp, cublas, mkl, onednn, aten, custom_op, ...
+    graph: str = "forward"  # forward, backward, inference
+    fused_nodes: list[str] = field(default_factory=list)
+    source_lines: list[SourceRef] = field(default_factory=list)
+    fallback_reason: str | None = None  # explicit (make_fallback), implicit (no lowering), unsupported dtype/device
+    code_ref: str | None = None  # hash into Analysis.code
+    launch: dict[str, Any] = field(default_factory=dict)  # num_warps, num_stages, n_regs, n_spills, shared, ...
+    autotune: dict[str, Any] | None = None
+
+
+@dataclass
+class AotInfo:
+    has_backward: bool = False
+    saved_tensors: int = 0
+    saved_shapes: list[str] = field(default_factory=list)
+    saved_bytes: int | None = None
+    joint_nodes: int | None = None
+    forward_nodes: int | None = None
+    backward_nodes: int | None = None
+
+
+@dataclass
+class CompiledGraph:
+    """One frame compilation (a Dynamo graph and what the backend made of it)."""
+
+    compile_id: str
+    frame_id: int
+    frame_compile_id: int
+    code_name: str
+    path: str
+    line: int
+    status: str = "ok"  # ok, failed, skipped (ran eagerly), empty (no graph)
+    op_count: int = 0
+    node_count: int = 0
+    input_count: int = 0
+    guard_count: int = 0
+    guards: list[Guard] = field(default_factory=list)
+    compile_time_s: float = 0.0
+    stages: dict[str, float] = field(default_factory=dict)  # dynamo, aot, inductor, codegen, ... seconds
+    cache: dict[str, str] = field(default_factory=dict)  # fx_graph: hit|miss|bypass, aotautograd: ...
+    fail_type: str | None = None
+    fail_reason: str | None = None
+    start_time: float | None = None
+    graph_code_ref: str | None = None  # Dynamo's FX graph (readable), hash into Analysis.code
+    output_code_refs: dict[str, str] = field(default_factory=dict)  # forward/backward/inference -> hash
+    kernels: list[Kernel] = field(default_factory=list)
+    kernel_notes: list[str] = field(default_factory=list)  # e.g. "cache hit: kernel table recovered from output code"
+    aot: AotInfo | None = None
+    rank: int | None = None
+
+
+@dataclass
+class FrameInfo:
+    """A user function Dynamo compiled, with the chain of its compiled variants."""
+
+    frame_id: int
+    code_name: str
+    path: str
+    line: int
+    variants: list[str] = field(default_factory=list)  # compile ids in order
+    recompiles: int = 0
+    hit_recompile_limit: bool = False
+    automatic_dynamic: list[str] = field(default_factory=list)  # e.g. "L['x'] dim 0 -> dynamic"
+
+
+@dataclass
+class Suggestion:
+    title: str
+    why: str = ""
+    patch: str | None = None  # unified diff against the recorded source
+    patch_note: str | None = None  # why no patch is offered (e.g. "source changed since the record")
+    alternatives: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Finding:
+    code: str  # stable rule code, e.g. BRK001
+    name: str  # kebab-case rule name
+    severity: str  # error, warning, info
+    message: str
+    fix: str  # one-line fix headline
+    path: str
+    line: int
+    column: int | None = None
+    end_column: int | None = None
+    function: str | None = None
+    gb_id: str | None = None
+    gb_url: str | None = None
+    occurrences: int = 1
+    compile_ids: list[str] = field(default_factory=list)
+    impact: float = 0.0
+    library_frame: Frame | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    suggestion: Suggestion | None = None
+    ranks: dict[str, int] = field(default_factory=dict)  # rank -> occurrences (multi-rank runs)
+
+    @property
+    def family(self) -> str:
+        return self.code.rstrip("0123456789")
+
+    @property
+    def anchor(self) -> str:
+        """Stable permalink id, e.g. ``BRK001-train.py-42``."""
+        base = self.path.rsplit("/", 1)[-1]
+        return f"{self.code}-{base}-{self.line}"
+
+
+@dataclass
+class Summary:
+    graphs: int = 0
+    graph_breaks: int = 0
+    break_sites: int = 0
+    recompiles: int = 0
+    frames_compiled: int = 0
+    eager_fallbacks: int = 0
+    compile_time_s: float = 0.0
+    kernels_by_kind: dict[str, int] = field(default_factory=dict)
+    findings_by_severity: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class RunInfo:
+    argv: list[str] = field(default_factory=list)
+    command: str = ""
+    tdiag_version: str | None = None
+    torch_version: str | None = None
+    python_version: str | None = None
+    device: str | None = None
+    platform: str | None = None
+    started: float | None = None
+    duration_s: float | None = None
+    exit_code: int | None = None
+    exit_reason: str | None = None  # exit, exception, signal, keyboard_interrupt, unknown (record cut short)
+    complete: bool = False
+    ranks: list[int] = field(default_factory=list)
+    incomplete_ranks: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # missing hooks, reduced detail
+    record_problems: list[str] = field(default_factory=list)  # truncated lines, unknown events
+    source: str = "tdiag run"  # or "tdiag import"
+
+
+@dataclass
+class Analysis:
+    run: RunInfo = field(default_factory=RunInfo)
+    summary: Summary = field(default_factory=Summary)
+    findings: list[Finding] = field(default_factory=list)
+    graphs: list[CompiledGraph] = field(default_factory=list)
+    breaks: list[GraphBreak] = field(default_factory=list)
+    recompiles: list[Recompile] = field(default_factory=list)
+    frames: list[FrameInfo] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # display path -> snapshot text
+    code: dict[str, str] = field(default_factory=dict)  # hash -> generated code / graph text
+    schema_version: int = SCHEMA_VERSION
+
+    def to_dict(self, include_code: bool = True) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        if not include_code:
+            data["code"] = {}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Analysis:
+        return _from_dict(cls, data)
+
+    def findings_at(self, path: str, line: int) -> list[Finding]:
+        return [f for f in self.findings if f.path == path and f.line == line]
+
+    def graph(self, compile_id: str) -> CompiledGraph | None:
+        return next((g for g in self.graphs if g.compile_id == compile_id), None)
+
+
+_HINTS_CACHE: dict[type, dict[str, Any]] = {}
+
+
+def _from_dict(cls: type, data: Any) -> Any:
+    hints = _HINTS_CACHE.get(cls)
+    if hints is None:
+        hints = _HINTS_CACHE[cls] = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in data:
+            kwargs[f.name] = _convert(hints[f.name], data[f.name])
+    return cls(**kwargs)
+
+
+def _convert(tp: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _convert(inner[0], value) if len(inner) == 1 else value
+    if dataclasses.is_dataclass(tp):
+        return _from_dict(tp, value)
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        return [_convert(item, v) for v in value]
+    if origin is dict:
+        _, item = typing.get_args(tp)
+        return {k: _convert(item, v) for k, v in value.items()}
+    return value

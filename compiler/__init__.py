@@ -1,0 +1,1 @@
+"""The instrumented compiler: Inductor-side capture (kernels, fusion groups, lowering decisions, AOT partitions)."""

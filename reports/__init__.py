@@ -1,0 +1,1 @@
+"""Renderers fed only by an Analysis: console summary (rich), lint formats, single-file HTML (plotly)."""

@@ -1,0 +1,5 @@
+import sys
+
+from tdiag.cli import main
+
+sys.exit(main())

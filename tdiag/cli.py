@@ -1,0 +1,68 @@
+"""The ``tdiag`` command line: one module per subcommand under ``tdiag.commands``, found by name."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from typing import Protocol
+
+import tdiag
+from tdiag.errors import EXIT_USAGE, TdiagError
+
+# Order shown in --help; any further module in tdiag.commands with a COMMAND is added after these.
+PREFERRED_ORDER = ("run", "report", "lint", "tui", "diff", "import", "rule")
+
+
+class Command(Protocol):
+    name: str
+    help: str
+
+    def prepare_parser(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int: ...
+
+
+def discover_commands() -> list[Command]:
+    import tdiag.commands as package
+
+    found = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"tdiag.commands.{info.name}")
+        command = getattr(module, "COMMAND", None)
+        if command is not None:
+            found[command.name] = command
+    order = [n for n in PREFERRED_ORDER if n in found] + sorted(n for n in found if n not in PREFERRED_ORDER)
+    return [found[n] for n in order]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tdiag",
+        description="Find what stops torch.compile from making your program fast: graph breaks, recompilations, "
+        "fusion and lowering, mapped to your source lines.",
+    )
+    parser.add_argument("--version", action="version", version=f"tdiag {tdiag.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in discover_commands():
+        p = sub.add_parser(command.name, help=command.help, description=command.help)
+        command.prepare_parser(p)
+        p.set_defaults(_command=command, _parser=p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = getattr(args, "_command", None)
+    if command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return command.run(args, args._parser)
+    except TdiagError as exc:
+        print(f"tdiag {command.name}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except BrokenPipeError:
+        return EXIT_USAGE

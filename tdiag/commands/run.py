@@ -1,0 +1,150 @@
+"""``tdiag run``: run a program unchanged under the capture, then summarise what torch.compile did."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from tdiag.errors import TdiagError
+from tdiag.record import RecordWriter
+from tdiag.rundir import choose_run_dir, current_rank, prepare
+from tdiag.tracer import runner
+
+
+class RunCommand:
+    name = "run"
+    help = "Run a Python program (or -m module) and record its graph breaks, recompilations and kernels."
+
+    def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("-m", dest="as_module", action="store_true", help="run a library module, like python -m")
+        parser.add_argument("-o", "--output", metavar="DIR", help="run directory for the record (default: ./tdiag-runs/<program>-<time>)")
+        parser.add_argument("--source-root", metavar="DIR", help="snapshot user sources under DIR (default: the program's directory)")
+        parser.add_argument("--no-tui", action="store_true", help="do not open the interactive UI at the end")
+        parser.add_argument("--html", metavar="FILE", help="also write the single-file HTML report")
+        parser.add_argument("-q", "--quiet", action="store_true", help="no summary at exit (the record is still written)")
+        parser.add_argument("--deep", action="store_true", help="exact IR-level kernel detail (bypasses compile caches)")
+        parser.add_argument("--redact", metavar="REGEX", action="append", default=[], help="replace matches in the recorded argv")
+        parser.add_argument("--nproc-per-node", type=int, metavar="N", help="launch N ranks through torchrun")
+        parser.add_argument("program", help="the script to run (or the module, with -m)")
+        parser.add_argument("args", nargs=argparse.REMAINDER, help="the program's own arguments")
+
+    def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        if args.nproc_per_node:
+            from tdiag.commands._torchrun import launch
+
+            return launch(args)
+        target = runner.Target("module" if args.as_module else "script", args.program, list(args.args))
+        runner.validate(target)
+        rank = current_rank()
+        run_dir = choose_run_dir(args.output, target.label)
+        record_path = prepare(run_dir, rank)
+        root = Path(args.source_root).resolve() if args.source_root else Path(target.root)
+        if args.source_root and not root.is_dir():
+            raise TdiagError(f"--source-root {args.source_root} is not a directory")
+        return _run_recorded(target, args, run_dir, record_path, root, rank)
+
+
+def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, rank: int | None) -> int:
+    from tdiag.tracer.session import TraceSession, header_fields, record_exit
+
+    argv = _redact(target.argv, args.redact)
+    extra = {"target": {"kind": target.kind, "name": target.name}, "deep": bool(args.deep)}
+    try:
+        writer = RecordWriter(record_path, header_fields(argv, root, rank, extra))
+    except OSError as exc:
+        raise TdiagError(f"cannot write the record {record_path}: {exc.strerror or exc}") from None
+    pid, started = os.getpid(), time.time()
+    status = None
+    if not args.quiet and _is_tty(sys.stderr):
+        from tdiag.reports.live import LiveStatus
+
+        status = LiveStatus(sys.stderr)
+    session = TraceSession(writer, root, listener=status.on_event if status else None, deep=args.deep)
+    previous_term = _record_on_sigterm(writer, started)
+    with session:
+        outcome = runner.run(target)
+    if status is not None:
+        status.stop()
+    signal.signal(signal.SIGTERM, previous_term)
+    if os.getpid() != pid:  # a forked child that returned through us: stay silent
+        return outcome.exit_code
+    record_exit(writer, outcome.exit_code, outcome.reason, started)
+    writer.close()
+    _after_run(args, run_dir, outcome.exit_code)
+    if outcome.system_exit is not None and not isinstance(outcome.system_exit.code, (int, type(None))):
+        raise outcome.system_exit  # sys.exit("message"): let Python print it, exactly as without tdiag
+    if outcome.reason == "keyboard_interrupt":
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    return outcome.exit_code
+
+
+def _after_run(args, run_dir: Path, exit_code: int) -> None:
+    """Summary, optional HTML and TUI; a failure here must not change the program's exit status."""
+    try:
+        from tdiag.analyzer import build
+
+        analysis = build(run_dir)
+    except Exception as exc:
+        print(f"tdiag: the record in {run_dir} could not be analysed: {exc}", file=sys.stderr)
+        return
+    if not args.quiet:
+        from tdiag.reports.console import print_summary
+
+        print_summary(analysis, run_dir, file=sys.stderr)
+    if args.html:
+        try:
+            from tdiag.reports.html import write_html
+
+            write_html(analysis, Path(args.html))
+            print(f"tdiag: HTML report written to {args.html}", file=sys.stderr)
+        except Exception as exc:
+            print(f"tdiag: could not write the HTML report: {exc}", file=sys.stderr)
+    if not args.no_tui and _is_tty(sys.stdout) and _is_tty(sys.stdin):
+        try:
+            from tdiag.tui import run_app
+        except ImportError:
+            return
+        run_app(analysis)
+
+
+def _record_on_sigterm(writer: RecordWriter, started: float):
+    """On SIGTERM: note it in the record, then die of the signal as the program would have."""
+    from tdiag.tracer.session import record_exit
+
+    def handler(signum, frame):
+        record_exit(writer, 128 + signum, "signal", started)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        return signal.SIG_DFL
+
+
+def _redact(argv: list[str], patterns: list[str]) -> list[str]:
+    import re
+
+    compiled = [re.compile(p) for p in patterns]
+    return [_apply(a, compiled) for a in argv]
+
+
+def _apply(text: str, patterns) -> str:
+    for p in patterns:
+        text = p.sub("***", text)
+    return text
+
+
+def _is_tty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except Exception:
+        return False
+
+
+COMMAND = RunCommand()

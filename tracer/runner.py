@@ -1,0 +1,127 @@
+"""Run the user's program exactly as ``python script.py`` / ``python -m module`` would.
+
+Same ``sys.argv``, ``sys.path[0]`` and ``__main__``; the program's own output is untouched; its exceptions print
+the traceback Python would print (tdiag's frames removed) and its exit status is returned for ``tdiag run`` to pass on.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import runpy
+import sys
+import traceback
+from dataclasses import dataclass
+from types import TracebackType
+
+from tdiag.errors import TdiagError
+
+
+@dataclass
+class Target:
+    kind: str  # "script" or "module"
+    name: str  # the script path as given, or the module name
+    args: list[str]
+
+    @property
+    def argv(self) -> list[str]:
+        return [self.name, *self.args]
+
+    @property
+    def root(self) -> str:
+        """The project root: the script's directory, or the working directory for a module."""
+        return os.path.dirname(os.path.realpath(self.name)) if self.kind == "script" else os.getcwd()
+
+    @property
+    def label(self) -> str:
+        base = os.path.basename(self.name) if self.kind == "script" else self.name
+        return base[:-3] if base.endswith(".py") else base
+
+
+def validate(target: Target) -> None:
+    """Fail before anything runs: a missing script or module, or a file that is not Python."""
+    if target.kind == "script":
+        if not os.path.exists(target.name):
+            raise TdiagError(f"no such file: {target.name}")
+        if os.path.isdir(target.name):
+            raise TdiagError(f"{target.name} is a directory, not a Python script (use -m for a package)")
+        try:
+            with open(target.name, "rb") as fh:
+                ast.parse(fh.read(), filename=target.name)
+        except (SyntaxError, ValueError) as exc:
+            raise TdiagError(f"{target.name} is not a Python program: {exc}") from None
+        except OSError as exc:
+            raise TdiagError(f"cannot read {target.name}: {exc.strerror}") from None
+    else:
+        sys.path.insert(0, os.getcwd())
+        try:
+            spec = importlib.util.find_spec(target.name)
+        except (ImportError, ValueError) as exc:
+            spec = None
+            reason = str(exc)
+        else:
+            reason = ""
+        finally:
+            sys.path.pop(0)
+        if spec is None:
+            raise TdiagError(f"no module named {target.name!r}" + (f" ({reason})" if reason else ""))
+
+
+@dataclass
+class Outcome:
+    exit_code: int
+    reason: str  # exit, exception, keyboard_interrupt
+    system_exit: SystemExit | None = None
+
+
+def run(target: Target) -> Outcome:
+    """Run the program in this process; exceptions are reported as Python reports them."""
+    saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
+    sys.argv = target.argv
+    if target.kind == "script":
+        sys.path[0] = os.path.dirname(os.path.realpath(target.name))
+    else:
+        sys.path[0] = os.getcwd()
+    try:
+        if target.kind == "script":
+            runpy.run_path(target.name, run_name="__main__")
+        else:
+            runpy._run_module_as_main(target.name, alter_argv=True)  # exactly what `python -m` calls
+        return Outcome(0, "exit")
+    except SystemExit as exc:
+        return Outcome(_exit_status(exc.code), "exit", exc)
+    except KeyboardInterrupt as exc:
+        _print_exception(exc)
+        return Outcome(130, "keyboard_interrupt")
+    except BaseException as exc:  # the program's own error: show it as Python would
+        _print_exception(exc)
+        return Outcome(1, "exception")
+    finally:
+        sys.argv = saved_argv
+        if saved_path0 is not None:
+            sys.path[0] = saved_path0
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF if code >= 0 else code % 256
+    return 1  # sys.exit("message"): Python prints it and exits 1; the caller re-raises to print it
+
+
+def _print_exception(exc: BaseException) -> None:
+    tb = _user_traceback(exc.__traceback__)
+    try:
+        sys.excepthook(type(exc), exc, tb)
+    except Exception:
+        traceback.print_exception(type(exc), exc, tb)
+
+
+def _user_traceback(tb: TracebackType | None) -> TracebackType | None:
+    """Drop the leading frames of this runner and runpy, so the traceback starts in user code as under python."""
+    ours = {os.path.realpath(__file__), os.path.realpath(runpy.__file__)}
+    while tb is not None and os.path.realpath(tb.tb_frame.f_code.co_filename) in ours:
+        tb = tb.tb_next
+    return tb

@@ -1,0 +1,128 @@
+"""One capture session: every hook installed on entry, every one undone on exit, each guarded separately.
+
+Used by ``tdiag run`` (around the user's program) and by ``tdiag.capture()`` (around a block of code).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import tdiag
+from tdiag.record import RecordWriter
+from tdiag.tracer import break_hook, progress
+from tdiag.tracer.collector import TraceCollector
+from tdiag.tracer.sources import SourceSnapshotter
+
+Listener = Callable[[str, dict[str, Any]], None]
+
+
+def header_fields(argv: list[str], root: Path, rank: int | None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    import torch
+
+    device = "cpu"
+    try:
+        if torch.cuda.is_available():
+            device = "cuda: " + torch.cuda.get_device_name(0)
+    except Exception:
+        pass
+    return {
+        "tdiag": tdiag.__version__,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "device": device,
+        "argv": argv,
+        "root": str(root),
+        "rank": rank,
+        "pid": os.getpid(),
+        "started": time.time(),
+        **(extra or {}),
+    }
+
+
+class TraceSession:
+    """Install the capture; ``listener(kind, info)`` sees progress (compile start/end, break, recompile)."""
+
+    def __init__(self, writer: RecordWriter, root: Path, listener: Listener | None = None, deep: bool = False):
+        self.writer = writer
+        self.listener = listener
+        self.sources = SourceSnapshotter(writer, root)
+        self.collector = TraceCollector(writer, self._on_torch_event)
+        self.deep = deep
+        self._undo: list[Callable[[], None]] = []
+
+    # -- hooks -------------------------------------------------------------------------------------------------
+    def __enter__(self) -> TraceSession:
+        self.collector.install()
+        self._undo.append(self.collector.uninstall)
+        undo = break_hook.install(self._on_break)
+        if undo is None:
+            self.note("this torch has no InstructionTranslatorBase.log_graph_break: bytecode offsets are unavailable")
+        else:
+            self._undo.append(undo)
+        undo = progress.install(self._on_compile_event)
+        if undo is None:
+            self.note("this torch has no torch._dynamo.callback: no live compile progress")
+        else:
+            self._undo.append(undo)
+        self._instrument_compiler()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        while self._undo:
+            try:
+                self._undo.pop()()
+            except Exception:
+                pass
+
+    def _instrument_compiler(self) -> None:
+        try:
+            from tdiag.compiler.instrument import enable
+
+            undo = enable(self, deep=self.deep)
+        except Exception as exc:  # the compiler layer is optional detail, never a reason to fail
+            self.note(f"Inductor instrumentation unavailable: {exc}")
+            return
+        if undo is not None:
+            self._undo.append(undo)
+
+    # -- events ------------------------------------------------------------------------------------------------
+    def note(self, text: str) -> None:
+        self.writer.write({"type": "note", "text": text})
+
+    def write(self, event: dict[str, Any]) -> None:
+        self.writer.write(event)
+
+    def _on_break(self, site: dict[str, Any]) -> None:
+        self.writer.write(site)
+        self.sources.offer([site.get("filename", "")])
+
+    def _on_compile_event(self, event: dict[str, Any]) -> None:
+        self.writer.write(event)
+        if self.listener is not None:
+            self.listener(event["type"], event)
+
+    def _on_torch_event(self, name: str, metadata: dict[str, Any], payload: str | None) -> None:
+        if name == "str":
+            value = metadata.get("str")
+            if isinstance(value, (list, tuple)) and value:
+                self.sources.offer([str(value[0])])
+        elif name == "compilation_metrics":
+            metrics = metadata.get(name) or {}
+            self.sources.offer([metrics.get("co_filename") or ""])
+        elif name in ("artifact:dynamo_graph_break_reason", "artifact:recompile_reasons", "dynamo_cpp_guards_str"):
+            self.sources.offer_text(payload)
+        if self.listener is not None:
+            self.listener(name, metadata)
+
+
+def record_exit(writer: RecordWriter, code: int | None, reason: str, started: float) -> None:
+    writer.write({"type": "exit", "code": code, "reason": reason, "duration_s": time.time() - started})

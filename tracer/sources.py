@@ -1,0 +1,66 @@
+"""Snapshot user source files into the record, so reports are complete elsewhere and never read arbitrary paths.
+
+Only files under the project root are taken (the program's directory or ``--source-root``), never site-packages,
+the interpreter's library or torch itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sysconfig
+from collections.abc import Iterable
+from pathlib import Path
+
+from tdiag.record import RecordWriter, payload_hash
+
+FILE_IN_TRACEBACK = re.compile(r'File "([^"]+)", line \d+')
+MAX_SOURCE_BYTES = 2_000_000
+_LIBRARY_MARKERS = ("site-packages", "dist-packages")
+
+
+def library_roots() -> list[str]:
+    roots = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        try:
+            roots.add(os.path.realpath(sysconfig.get_paths()[key]))
+        except KeyError:
+            pass
+    return sorted(roots)
+
+
+class SourceSnapshotter:
+    def __init__(self, writer: RecordWriter, root: Path):
+        self.writer = writer
+        self.root = os.path.realpath(root)
+        self._seen: set[str] = set()
+        self._library_roots = library_roots()
+
+    def is_user_file(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        if os.path.commonpath([real, self.root]) != self.root:
+            return False
+        if any(m in Path(real).parts for m in _LIBRARY_MARKERS):
+            return False
+        return not any(real.startswith(lib + os.sep) for lib in self._library_roots if lib != self.root)
+
+    def offer(self, paths: Iterable[str]) -> None:
+        for path in paths:
+            if not path or path in self._seen or path.startswith("<"):
+                continue
+            self._seen.add(path)
+            try:
+                if not self.is_user_file(path) or not path.endswith(".py"):
+                    continue
+                with open(path, "rb") as fh:
+                    data = fh.read(MAX_SOURCE_BYTES + 1)
+            except (OSError, ValueError):
+                continue
+            if len(data) > MAX_SOURCE_BYTES:
+                continue
+            text = data.decode("utf-8", "replace")
+            self.writer.write({"type": "source", "path": os.path.abspath(path), "sha": payload_hash(text), "text": text})
+
+    def offer_text(self, text: str | None) -> None:
+        if text:
+            self.offer(FILE_IN_TRACEBACK.findall(text))
