@@ -64,6 +64,7 @@ class GraphBreak:
     opname: str | None = None
     frame_skipped: bool = False  # Dynamo gave up on the whole frame (e.g. break in a loop)
     raw: str = ""
+    rank: int | None = None
 
 
 @dataclass
@@ -102,6 +103,7 @@ class Recompile:
     failures: list[GuardFailure] = field(default_factory=list)
     call_site: Site | None = None  # the user line that called the recompiled frame
     time: float | None = None
+    rank: int | None = None
 
 
 @dataclass

@@ -20,6 +20,8 @@ CONTEXT_KEYS = frozenset(
 )
 # Bulky fields that repeat in every compilation_metrics event and that no analysis uses.
 DROPPED_METRIC_FIELDS = ("dynamo_config", "inductor_config")
+# Events whose metadata carries the whole interpreter stack (dozens of torch frames); their user_stack is kept.
+FULL_STACK_EVENTS = frozenset({"create_symbol", "create_unbacked_symbol", "guard_added_fast", "guard_added", "expression_created"})
 
 
 def event_name(metadata: dict[str, Any]) -> str | None:
@@ -60,6 +62,8 @@ class TraceCollector(logging.Handler):
                 metrics = metadata.get(name)
                 if isinstance(metrics, dict) and any(k in metrics for k in DROPPED_METRIC_FIELDS):
                     metadata = {**metadata, name: {k: v for k, v in metrics.items() if k not in DROPPED_METRIC_FIELDS}}
+            elif name in FULL_STACK_EVENTS and isinstance(metadata.get(name), dict) and "stack" in metadata[name]:
+                metadata = {**metadata, name: {k: v for k, v in metadata[name].items() if k != "stack"}}
             if payload is not None and not isinstance(payload, str):
                 payload = str(payload)
             self.writer.write_payload({"type": "torch", "t": time.time(), "name": name, "meta": metadata}, payload)

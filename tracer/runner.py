@@ -121,7 +121,11 @@ def _print_exception(exc: BaseException) -> None:
 
 def _user_traceback(tb: TracebackType | None) -> TracebackType | None:
     """Drop the leading frames of this runner and runpy, so the traceback starts in user code as under python."""
-    ours = {os.path.realpath(__file__), os.path.realpath(runpy.__file__)}
-    while tb is not None and os.path.realpath(tb.tb_frame.f_code.co_filename) in ours:
+    ours = {os.path.realpath(__file__), os.path.realpath(runpy.__file__), "<frozen runpy>"}
+    while tb is not None and _real(tb.tb_frame.f_code.co_filename) in ours:
         tb = tb.tb_next
     return tb
+
+
+def _real(filename: str) -> str:
+    return filename if filename.startswith("<") else os.path.realpath(filename)

@@ -38,11 +38,24 @@ def header_fields(argv: list[str], root: Path, rank: int | None, extra: dict[str
         "device": device,
         "argv": argv,
         "root": str(root),
+        "cwd": os.getcwd(),
         "rank": rank,
         "pid": os.getpid(),
         "started": time.time(),
+        "tool_paths": tool_paths(),
         **(extra or {}),
     }
+
+
+def tool_paths() -> list[str]:
+    """Where tdiag's own code lives, so the analysis can drop its frames from user stacks."""
+    import runpy
+
+    import tdiag.compiler
+    import tdiag.tracer
+
+    dirs = {os.path.dirname(os.path.realpath(m.__file__)) for m in (tdiag, tdiag.tracer, tdiag.compiler)}
+    return sorted(dirs | {os.path.realpath(runpy.__file__), "<frozen runpy>"})
 
 
 class TraceSession:

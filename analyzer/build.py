@@ -1,0 +1,364 @@
+"""record -> Analysis. Pure: reads an EventLog, never torch, never the user's disk (sources come from the record)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from tdiag.analyzer import events as events_mod
+from tdiag.analyzer.events import EventLog, TorchEvent
+from tdiag.analyzer.model import (
+    SEVERITY_RANK,
+    Analysis,
+    CompiledGraph,
+    Frame,
+    FrameInfo,
+    GraphBreak,
+    Guard,
+    GuardFailure,
+    Recompile,
+    RunInfo,
+    Site,
+    Summary,
+)
+from tdiag.analyzer.paths import PathMapper, user_function_name
+from tdiag.analyzer.torch_text import parse_graph_break, parse_guard_failure, parse_guard_tree, split_recompile_payload
+
+RECOMPILE_LIMIT_MARKERS = ("recompile limit", "cache_size_limit", "recompile_limit")
+CACHE_ARTIFACTS = {
+    "artifact:fx_graph_cache_hit": ("fx_graph", "hit"),
+    "artifact:fx_graph_cache_miss": ("fx_graph", "miss"),
+    "artifact:fx_graph_cache_bypass": ("fx_graph", "bypass"),
+    "artifact:aotautograd_cache_hit": ("aotautograd", "hit"),
+    "artifact:aotautograd_cache_miss": ("aotautograd", "miss"),
+    "artifact:aotautograd_cache_bypass": ("aotautograd", "bypass"),
+}
+
+
+def build(record: Any) -> Analysis:
+    """Analyse a record (run directory, event file, or an already loaded EventLog)."""
+    log = record if isinstance(record, EventLog) else events_mod.load(record)
+    return Builder(log).build()
+
+
+class Builder:
+    def __init__(self, log: EventLog):
+        self.log = log
+        self.paths = PathMapper(log.header.get("root"), log.header.get("tool_paths"), log.header.get("cwd"))
+        self.analysis = Analysis()
+
+    def build(self) -> Analysis:
+        a = self.analysis
+        a.run = self._run_info()
+        a.sources = {self.paths.display(p): text for p, text in self.log.sources.items()}
+        a.graphs = self._graphs()
+        a.breaks = self._breaks()
+        a.recompiles = self._recompiles()
+        a.frames = self._frames()
+        self._attach_compiler_detail()
+        from tdiag.analyzer.rules import run_rules
+
+        a.findings = sorted(run_rules(a, self.log), key=_rank_key)
+        a.summary = self._summary()
+        return a
+
+    # -- run ------------------------------------------------------------------------------------------------------
+    def _run_info(self) -> RunInfo:
+        h = self.log.header
+        ranks = sorted({hd.get("rank") for hd in self.log.headers if hd.get("rank") is not None})
+        exit_event = self.log.exits.get(h.get("rank")) if len(self.log.headers) == 1 else None
+        info = RunInfo(
+            argv=[str(a) for a in h.get("argv") or []],
+            tdiag_version=h.get("tdiag"),
+            torch_version=h.get("torch"),
+            python_version=h.get("python"),
+            device=h.get("device"),
+            platform=h.get("platform"),
+            started=h.get("started"),
+            ranks=ranks,
+            incomplete_ranks=[r for r in self.log.truncated_ranks if r is not None],
+            notes=list(self.log.notes),
+            record_problems=list(self.log.problems),
+            source=h.get("source", "tdiag run"),
+        )
+        info.command = " ".join(["tdiag run", *info.argv]) if info.source == "tdiag run" else info.source
+        if exit_event is not None:
+            info.exit_code = exit_event.get("code")
+            info.exit_reason = exit_event.get("reason")
+            info.duration_s = exit_event.get("duration_s")
+            info.complete = True
+        elif len(self.log.headers) > 1:
+            info.complete = not self.log.truncated_ranks
+        else:
+            info.exit_reason = "unknown"
+            info.record_problems.append("the record has no exit event: the program was killed or os._exit() was called")
+        unknown = {k.split(":", 1)[1]: v for k, v in self.log.stats.items() if k.startswith("unknown:")}
+        if unknown:
+            info.record_problems.append(
+                "unknown event types kept but not analysed: " + ", ".join(f"{k} ({v})" for k, v in sorted(unknown.items()))
+            )
+        return info
+
+    # -- compiled graphs ------------------------------------------------------------------------------------------
+    def _graphs(self) -> list[CompiledGraph]:
+        guards: dict[str, TorchEvent] = {}
+        graph_code: dict[str, TorchEvent] = {}
+        cache: dict[str, dict[str, str]] = defaultdict(dict)
+        bwd: dict[str, dict[str, Any]] = {}
+        for ev in self.log.torch:
+            cid = ev.compile_id
+            if ev.name == "dynamo_cpp_guards_str" or ev.name == "dynamo_guards":
+                guards[cid] = ev
+            elif ev.name == "dynamo_output_graph":
+                graph_code[cid] = ev
+            elif ev.name in CACHE_ARTIFACTS:
+                stage, state = CACHE_ARTIFACTS[ev.name]
+                cache[cid][stage] = state
+            elif ev.name == "bwd_compilation_metrics":
+                bwd[cid] = ev.data if ev.data else ev.meta.get("bwd_compilation_metrics", {})
+        graphs = []
+        for ev in self.log.named("compilation_metrics"):
+            m = ev.data
+            cid = str(m.get("compile_id") or ev.compile_id)
+            frame_id, _, fcid = cid.rpartition("/")
+            g = CompiledGraph(
+                compile_id=cid,
+                frame_id=_int(frame_id.lstrip("!").split("/")[-1]),
+                frame_compile_id=_int(fcid),
+                code_name=str(m.get("co_name") or "?"),
+                path=self.paths.display(m.get("co_filename")),
+                line=_int(m.get("co_firstlineno")),
+                op_count=_int(m.get("graph_op_count")),
+                node_count=_int(m.get("graph_node_count")),
+                input_count=_int(m.get("graph_input_count")),
+                guard_count=_int(m.get("guard_count")),
+                compile_time_s=float(m.get("entire_frame_compile_time_s") or 0.0),
+                fail_type=m.get("fail_type"),
+                fail_reason=m.get("fail_reason"),
+                start_time=m.get("start_time"),
+                cache=dict(cache.get(cid, {})),
+                rank=ev.rank,
+            )
+            g.stages = _stages(m, bwd.get(cid))
+            g.compile_time_s += g.stages.get("backward", 0.0)
+            if g.fail_type:
+                g.status = "failed"
+            elif not m.get("has_guarded_code", True) or (g.op_count == 0 and cid not in graph_code):
+                g.status = "empty"
+            if cid in guards:
+                g.guards = [self._guard(p) for p in parse_guard_tree(guards[cid].payload)]
+            if cid in graph_code:
+                g.graph_code_ref = self._store_code(graph_code[cid])
+            graphs.append(g)
+        return graphs
+
+    def _guard(self, p) -> Guard:
+        return Guard(kind=p.kind, text=p.text, source=p.source, path=p.path, line=p.line, function=user_function_name(p.function))
+
+    def _store_code(self, ev: TorchEvent) -> str | None:
+        text = ev.payload
+        if text is None:
+            return None
+        from tdiag.record import payload_hash
+
+        ref = ev.payload_ref or payload_hash(text)
+        self.analysis.code.setdefault(ref, text)
+        return ref
+
+    # -- graph breaks ---------------------------------------------------------------------------------------------
+    def _breaks(self) -> list[GraphBreak]:
+        sites_by_cid: dict[tuple[Any, str | None], list[dict[str, Any]]] = defaultdict(list)
+        for s in self.log.break_sites:
+            sites_by_cid[(s.get("rank"), s.get("compile_id"))].append(s)
+        failed = {g.compile_id: g for g in self.analysis.graphs if g.status == "failed"}
+        out = []
+        for ev in self.log.named("artifact:dynamo_graph_break_reason"):
+            text = ev.payload or ""
+            parsed = parse_graph_break(text)
+            cid = ev.compile_id or "?"
+            queue = sites_by_cid.get((ev.rank, cid)) or []
+            hook = queue.pop(0) if queue else None
+            gb = self._graph_break(cid, parsed, hook, text, failed.get(cid))
+            gb.rank = ev.rank
+            out.append(gb)
+        return out
+
+    def _graph_break(self, cid: str, parsed, hook: dict[str, Any] | None, text: str, failed_graph) -> GraphBreak:
+        stack = [
+            Frame(self.paths.display(f.path), f.line, user_function_name(f.function) or "?", f.code, not self.paths.is_library(f.path))
+            for f in parsed.user_stack
+            if not self.paths.is_tool(f.path)
+        ]
+        if not stack and parsed.path:
+            stack = [Frame(self.paths.display(parsed.path), parsed.line or 0, "?", None, not self.paths.is_library(parsed.path))]
+        user = next((f for f in reversed(stack) if f.is_user), None)
+        library = stack[-1] if stack and not stack[-1].is_user else None
+        site_frame = user or (stack[-1] if stack else Frame("<unknown>", 0, "?"))
+        site = Site(site_frame.path, site_frame.line, function=site_frame.function)
+        gb = GraphBreak(
+            compile_id=cid,
+            reason=parsed.reason or (hook or {}).get("gb_type") or "graph break",
+            site=site,
+            gb_id=parsed.gb_id,
+            gb_url=parsed.gb_url,
+            explanation=parsed.explanation.strip(),
+            hints=parsed.hints,
+            context=parsed.context,
+            user_stack=stack,
+            library_frame=library,
+            raw=text.split("\nTraceback (most recent call last)", 1)[0].rstrip(),  # drop torch's internal traceback
+        )
+        if hook is not None:
+            gb.code_name = hook.get("user_code_name") or hook.get("code_name")
+            if hook.get("gb_type"):
+                gb.reason = str(hook["gb_type"])
+            hook_key = (self.paths.display(hook.get("filename")), hook.get("line"))
+            # The hook sees the instruction of the frame Dynamo was tracing: the site itself, or for a break in
+            # an inlined call, the CALL in an outer user frame. Either way it is an instruction of the user's code.
+            if any((f.path, f.line) == hook_key for f in stack) or library is not None:
+                gb.offset, gb.opname = hook.get("offset"), hook.get("opname")
+            if hook_key == site.key and hook.get("col") is not None:
+                site.column = int(hook["col"]) + 1
+                site.end_column = int(hook["end_col"]) + 1 if hook.get("end_col") is not None else None
+        if failed_graph is not None:
+            gb.frame_skipped = True
+        return gb
+
+    # -- recompilations -------------------------------------------------------------------------------------------
+    def _recompiles(self) -> list[Recompile]:
+        graphs = {g.compile_id: g for g in self.analysis.graphs}
+        starts = {ev.compile_id: ev for ev in self.log.named("dynamo_start")}
+        out = []
+        for ev in self.log.named("artifact:recompile_reasons"):
+            cid = ev.compile_id or "?"
+            g = graphs.get(cid)
+            failures = []
+            for item in split_recompile_payload(ev.payload):
+                p = parse_guard_failure(item)
+                failures.append(
+                    GuardFailure(
+                        entry=p.entry, text=p.text, kind=p.kind, subject=p.subject, dim=p.dim, expected=p.expected,
+                        actual=p.actual, source=p.source, path=self.paths.display(p.path) if p.path else None, line=p.line,
+                    )
+                )
+            out.append(
+                Recompile(
+                    compile_id=cid,
+                    frame_id=_int(ev.meta.get("frame_id")),
+                    code_name=user_function_name(g.code_name) if g else "?",
+                    path=g.path if g else "<unknown>",
+                    line=g.line if g else 0,
+                    failures=failures,
+                    call_site=self._call_site(starts.get(cid)),
+                    time=ev.t,
+                    rank=ev.rank,
+                )
+            )
+        return out
+
+    def _call_site(self, start: TorchEvent | None) -> Site | None:
+        """The user line that called the compiled frame (the frame below it on dynamo_start's stack)."""
+        if start is None:
+            return None
+        stack = start.data.get("stack") or []
+        names = self._interned_names()
+        frames = []
+        for entry in stack:
+            fn = entry.get("filename")
+            path = names.get(fn, fn) if isinstance(fn, int) else fn
+            frames.append((str(path), entry.get("line"), entry.get("name")))
+        for path, line, name in reversed(frames[:-1]):
+            if not self.paths.is_library(path) and not self.paths.is_tool(path):
+                return Site(self.paths.display(path), _int(line), function=name)
+        return None
+
+    def _interned_names(self) -> dict[int, str]:
+        if not hasattr(self, "_names"):
+            self._names = {}
+            for ev in self.log.named("str"):
+                value = ev.meta.get("str")
+                if isinstance(value, list) and len(value) == 2:
+                    self._names[value[1]] = value[0]
+        return self._names
+
+    # -- frames ---------------------------------------------------------------------------------------------------
+    def _frames(self) -> list[FrameInfo]:
+        frames: dict[tuple[int | None, int], FrameInfo] = {}
+        for g in self.analysis.graphs:
+            key = (g.rank, g.frame_id)
+            f = frames.get(key)
+            if f is None:
+                f = frames[key] = FrameInfo(g.frame_id, user_function_name(g.code_name) or "?", g.path, g.line)
+            f.variants.append(g.compile_id)
+            if g.fail_reason and any(m in g.fail_reason.lower() for m in RECOMPILE_LIMIT_MARKERS):
+                f.hit_recompile_limit = True
+        for r in self.analysis.recompiles:
+            for (_, fid), f in frames.items():
+                if fid == r.frame_id:
+                    f.recompiles += 1
+                    break
+        for ev in self.log.named("create_symbol"):
+            d = ev.data
+            fid = _int(ev.meta.get("frame_id"))
+            for (_, frame_id), f in frames.items():
+                if frame_id == fid and d.get("source"):
+                    f.automatic_dynamic.append(f"{d.get('source')} -> {d.get('symbol')} (dynamic)")
+        return list(frames.values())
+
+    # -- compiler detail (kernels) --------------------------------------------------------------------------------
+    def _attach_compiler_detail(self) -> None:
+        try:
+            from tdiag.analyzer import kernels
+        except ImportError:
+            return
+        try:
+            kernels.attach(self.analysis, self.log)
+        except Exception as exc:  # kernel detail is extra; the break/recompile analysis must still come out
+            self.analysis.run.notes.append(f"kernel analysis failed: {type(exc).__name__}: {exc}")
+
+    # -- summary --------------------------------------------------------------------------------------------------
+    def _summary(self) -> Summary:
+        a = self.analysis
+        kinds = Counter(k.kind for g in a.graphs for k in g.kernels)
+        return Summary(
+            graphs=sum(1 for g in a.graphs if g.status == "ok" and g.graph_code_ref is not None),
+            graph_breaks=len(a.breaks),
+            break_sites=len({b.site.key for b in a.breaks}),
+            recompiles=len(a.recompiles),
+            frames_compiled=len(a.graphs),
+            eager_fallbacks=sum(1 for g in a.graphs if g.status == "failed"),
+            compile_time_s=round(sum(g.compile_time_s for g in a.graphs), 6),
+            kernels_by_kind=dict(sorted(kinds.items())),
+            findings_by_severity=dict(Counter(f.severity for f in a.findings)),
+        )
+
+
+def _stages(m: dict[str, Any], bwd: dict[str, Any] | None) -> dict[str, float]:
+    total = float(m.get("entire_frame_compile_time_s") or 0.0)
+    backend = float(m.get("backend_compile_time_s") or 0.0)
+    stages = {"dynamo": max(total - backend, 0.0)}
+    inductor = m.get("inductor_compile_time_s")
+    if inductor is not None:
+        codegen = float(m.get("code_gen_time_s") or 0.0)
+        stages["aot_autograd"] = max(backend - float(inductor), 0.0)
+        stages["inductor"] = max(float(inductor) - codegen, 0.0)
+        stages["codegen_and_compile"] = codegen
+    elif backend:
+        stages["backend"] = backend
+    if bwd:
+        bwd_time = bwd.get("inductor_compile_time_s") or bwd.get("entire_frame_compile_time_s")
+        if bwd_time:
+            stages["backward"] = float(bwd_time)
+    return {k: round(v, 6) for k, v in stages.items()}
+
+
+def _rank_key(f) -> tuple:
+    return (SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)
+
+
+def _int(v: Any) -> int:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return 0
+

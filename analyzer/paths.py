@@ -1,0 +1,57 @@
+"""Display paths: user files relative to the project root, library files as ``<site-packages>/...``."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+_LIBRARY_DIR = re.compile(r"^.*?[/\\](?:site-packages|dist-packages)[/\\]")
+_STDLIB = re.compile(r"^.*?[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages)")
+RESUME_NAME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
+
+
+class PathMapper:
+    def __init__(self, root: str | None, tool_paths: list[str] | None = None, cwd: str | None = None):
+        self.root = (root or "").replace("\\", "/").rstrip("/")
+        self.cwd = (cwd or "").replace("\\", "/").rstrip("/")
+        self.tool_paths = [p.replace("\\", "/") for p in tool_paths or []]
+
+    def is_tool(self, path: str) -> bool:
+        """tdiag's own frames (and runpy's), which sit between the interpreter and the user's program."""
+        p = self.absolute(path)
+        return any(p == t or p.startswith(t.rstrip("/") + "/") for t in self.tool_paths)
+
+    def absolute(self, path: str) -> str:
+        """Torch reports files as the interpreter saw them: relative to the working directory of the run."""
+        p = path.replace("\\", "/")
+        if self.cwd and p and not p.startswith(("/", "<")) and not re.match(r"^[A-Za-z]:/", p):
+            return posixpath.normpath(self.cwd + "/" + p)
+        return p
+
+    def is_library(self, path: str) -> bool:
+        p = self.absolute(path)
+        if _LIBRARY_DIR.match(p) or _STDLIB.match(p) or p.startswith("<"):
+            return True
+        return bool(self.root) and p.startswith("/") and not (p == self.root or p.startswith(self.root + "/"))
+
+    def display(self, path: str | None) -> str:
+        if not path:
+            return "<unknown>"
+        p = self.absolute(path)
+        m = _LIBRARY_DIR.match(p)
+        if m:
+            return "<site-packages>/" + p[m.end():]
+        m = _STDLIB.match(p)
+        if m:
+            return "<stdlib>/" + p[m.end():]
+        if self.root and p.startswith(self.root + "/"):
+            return posixpath.normpath(p[len(self.root) + 1 :])
+        return p
+
+
+def user_function_name(name: str | None) -> str | None:
+    """``torch_dynamo_resume_in_forward_at_27`` is the user's ``forward``."""
+    if not name:
+        return name
+    m = RESUME_NAME.match(name)
+    return m.group(1) if m else name

@@ -1,0 +1,34 @@
+"""## What it does
+Finds `Tensor.item()` calls inside compiled code (torch GB0124).
+
+## Why is this bad?
+`.item()` turns a tensor into a Python number. By default Dynamo cannot keep that number symbolic, so it
+breaks the graph, synchronises with the device and continues in a new graph.
+
+## Example
+```python
+scale = x.abs().max().item()
+return x / scale
+```
+
+## Use instead
+```python
+scale = x.abs().max()        # keep it a tensor
+return x / scale
+```
+or set `torch._dynamo.config.capture_scalar_outputs = True` to capture the scalar in the graph.
+"""
+
+from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._breaks import break_findings, where
+
+RULE = Rule("BRK002", "tensor-item", "warning", "Tensor.item() converts to a Python scalar and splits the graph")
+
+
+def check(ctx):
+    return break_findings(
+        ctx,
+        RULE,
+        lambda b: f"graph break: Tensor.item() converts a tensor to a Python scalar{where(b)}",
+        lambda b: "keep the value a tensor, or set torch._dynamo.config.capture_scalar_outputs = True",
+    )

@@ -1,0 +1,33 @@
+"""## What it does
+Finds functions that Dynamo gave up on entirely: a graph break it could not resume from (inside a loop, a
+generator, a `with` block it cannot reconstruct), so the whole function runs eagerly.
+
+## Why is this bad?
+Nothing of the function is compiled. The only trace is one log line; the program just runs at eager speed.
+
+## Example
+```python
+for block in self.blocks:
+    torch._dynamo.graph_break()
+    x = block(x)
+```
+
+## Use instead
+Remove the break (see the cause in the message), or move the code that breaks into its own function outside
+the loop or context manager so that Dynamo can resume after it.
+"""
+
+from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._breaks import break_findings, where
+
+RULE = Rule("BRK006", "frame-skipped", "error", "Dynamo skipped the whole function: it runs eagerly")
+
+
+def check(ctx):
+    return break_findings(
+        ctx,
+        RULE,
+        lambda b: f"{b.code_name or b.site.function or 'function'} runs eagerly: Dynamo could not resume after a graph "
+        f"break ({b.reason}){where(b)}",
+        lambda b: "remove the break, or move the breaking code out of the loop/with-block into its own function",
+    )

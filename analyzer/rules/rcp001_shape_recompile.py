@@ -1,0 +1,42 @@
+"""## What it does
+Finds recompilations caused by a tensor size (or stride) that differs from the one a compiled graph was
+specialised for, e.g. the batch size changing (`tensor 'x' size mismatch at index 0. expected 4, actual 8`).
+
+## Why is this bad?
+Each new size compiles the frame again (seconds to minutes with Inductor) until automatic dynamic shapes kick
+in or the recompile limit is hit, after which the frame runs eagerly.
+
+## Example
+```python
+for batch in (4, 8):
+    loss = compiled(torch.randn(batch, 8))
+```
+
+## Use instead
+```python
+x = torch.randn(batch, 8)
+torch._dynamo.mark_dynamic(x, 0)   # compile once for any batch size
+loss = compiled(x)
+```
+or `torch.compile(model, dynamic=True)`; pad or bucket when the sizes come from a small set.
+"""
+
+from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._recompiles import recompile_findings, subject_name
+
+RULE = Rule("RCP001", "shape-recompile", "warning", "Recompiled because a tensor size changed")
+
+
+def _message(r, f):
+    dim = f" dim {f.dim}" if f and f.dim is not None else ""
+    values = f" (expected {f.expected}, got {f.actual})" if f and f.expected and f.actual else ""
+    return f"{r.code_name} recompiled: size of {subject_name(f)}{dim} changed{values}"
+
+
+def _fix(r, f):
+    dim = f.dim if f and f.dim is not None else 0
+    return f"torch._dynamo.mark_dynamic({subject_name(f)}, {dim}) before the call, or compile with dynamic=True"
+
+
+def check(ctx):
+    return recompile_findings(ctx, RULE, _message, _fix)

@@ -1,0 +1,32 @@
+"""## What it does
+Finds recompilations caused by a Python scalar (int, float, str, tuple length) whose value was baked into the
+graph as a constant and then changed (`k == 2`).
+
+## Why is this bad?
+Every new value compiles the function again until the recompile limit is hit; after that it runs eagerly.
+
+## Example
+```python
+for k in (2, 3):
+    scale(x, k)
+```
+
+## Use instead
+Pass the value as a tensor (`torch.tensor(k)`), keep it fixed, or let it be dynamic
+(`torch._dynamo.config.automatic_dynamic_shapes` / `mark_dynamic` on a tensor carrying it).
+"""
+
+from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._recompiles import recompile_findings, subject_name
+
+RULE = Rule("RCP002", "scalar-recompile", "warning", "Recompiled because a Python scalar changed")
+
+
+def check(ctx):
+    return recompile_findings(
+        ctx,
+        RULE,
+        lambda r, f: f"{r.code_name} recompiled: Python value {subject_name(f)} changed"
+        + (f" (compiled for {f.expected})" if f and f.expected else ""),
+        lambda r, f: f"pass {subject_name(f)} as a tensor, or keep it constant across calls",
+    )

@@ -1,0 +1,51 @@
+"""## What it does
+Finds functions that hit Dynamo's recompile limit (`torch._dynamo.config.recompile_limit`, 8 by default).
+
+## Why is this bad?
+From then on the function runs **eagerly**, silently: every later call pays the guard checks and gets no
+compiled code at all. It is the most expensive way a compile can fail.
+
+## Example
+```python
+for mode in ("a", "bb", "cccc", ...):
+    shift(x, mode)       # a new constant each call
+```
+
+## Use instead
+Remove the cause of the recompiles (see the failing guards listed with the finding): mark the changing
+dimension dynamic, pass changing scalars as tensors, or keep them constant.
+"""
+
+from tdiag.analyzer.model import Finding
+from tdiag.analyzer.rules import Rule
+
+RULE = Rule("RCP005", "recompile-limit", "error", "Hit the recompile limit: the function now runs eagerly")
+
+
+def check(ctx):
+    a = ctx.analysis
+    findings = []
+    for frame in a.frames:
+        if not frame.hit_recompile_limit:
+            continue
+        limit_graphs = [g for g in a.graphs if g.frame_id == frame.frame_id and g.fail_reason and "limit" in g.fail_reason.lower()]
+        reasons = [f.text for r in a.recompiles if r.frame_id == frame.frame_id for f in r.failures[:1]]
+        last = reasons[-1] if reasons else "unknown guard"
+        findings.append(
+            Finding(
+                code=RULE.code,
+                name=RULE.name,
+                severity=RULE.severity,
+                message=f"{frame.code_name} hit the recompile limit after {frame.recompiles} recompilations and now runs "
+                f"eagerly (last failing guard: {last})",
+                fix="remove the cause of the recompiles: mark_dynamic for sizes, tensors for changing scalars",
+                path=frame.path,
+                line=frame.line,
+                function=frame.code_name,
+                occurrences=max(1, len(limit_graphs)),
+                compile_ids=[g.compile_id for g in limit_graphs] or list(frame.variants),
+                impact=100.0,
+                evidence={"failures": reasons, "fail_reason": limit_graphs[0].fail_reason if limit_graphs else None},
+            )
+        )
+    return findings

@@ -1,0 +1,30 @@
+"""## What it does
+Reports recompilations whose failing guard no more specific RCP rule covers: object identity, type,
+`requires_grad`, global state.
+
+## Why is this bad?
+Every recompilation costs a full compile; repeated ones end at the recompile limit and an eager fallback.
+
+## Example
+```python
+f(torch.ones(2, requires_grad=True))
+f(torch.ones(2))     # requires_grad differs: recompile
+```
+
+## Use instead
+Keep the guarded property stable across calls (the failing guard is shown with the finding).
+"""
+
+from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._recompiles import recompile_findings
+
+RULE = Rule("RCP006", "guard-recompile", "warning", "Recompiled because a guard failed")
+
+
+def check(ctx):
+    return recompile_findings(
+        ctx,
+        RULE,
+        lambda r, f: f"{r.code_name} recompiled: guard failed: {f.text if f else 'unknown guard'}",
+        lambda r, f: "keep the guarded property stable across calls",
+    )

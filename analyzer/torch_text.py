@@ -1,0 +1,226 @@
+"""Parsers for torch's human-oriented payload texts (graph-break reasons, tracebacks, guard trees, recompile reasons).
+
+Torch may reword these; every parser keeps the raw text and degrades to less structure, never to an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+GB_URL = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
+TRACEBACK_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>.+)$')
+BREAK_HEADER = re.compile(r"^Graph break in user code at (?P<path>.+):(?P<line>\d+)\s*$")
+SECTION = re.compile(r"^\s{2}(Explanation|Hint|Developer debug context):\s?(.*)$")
+
+
+@dataclass
+class ParsedFrame:
+    path: str
+    line: int
+    function: str
+    code: str | None = None
+
+
+@dataclass
+class ParsedBreak:
+    path: str | None = None
+    line: int | None = None
+    reason: str = ""
+    explanation: str = ""
+    hints: list[str] = field(default_factory=list)
+    context: str = ""
+    gb_id: str | None = None
+    gb_url: str | None = None
+    user_stack: list[ParsedFrame] = field(default_factory=list)
+
+
+def parse_traceback(lines: list[str]) -> list[ParsedFrame]:
+    """Frames of a ``traceback.format_list`` block; code lines follow their frame, caret lines are dropped."""
+    frames: list[ParsedFrame] = []
+    for line in lines:
+        m = TRACEBACK_FRAME.match(line)
+        if m:
+            frames.append(ParsedFrame(m["path"], int(m["line"]), m["func"].strip()))
+        elif frames and frames[-1].code is None and line.strip() and not set(line.strip()) <= set("^~ "):
+            frames[-1].code = line.strip()
+    return frames
+
+
+def parse_graph_break(text: str) -> ParsedBreak:
+    out = ParsedBreak()
+    lines = text.splitlines()
+    m = GB_URL.search(text)
+    if m:
+        out.gb_url, out.gb_id = m.group(1), "GB" + m.group(2)
+    reason_lines: list[str] = []
+    section: str | None = None
+    stack_start = None
+    for i, line in enumerate(lines):
+        hm = BREAK_HEADER.match(line)
+        if hm and out.path is None:
+            out.path, out.line = hm["path"], int(hm["line"])
+            continue
+        if line.startswith("Graph Break Reason:"):
+            section = "reason"
+            reason_lines.append(line.split(":", 1)[1].strip())
+            continue
+        if line.startswith("User code traceback:"):
+            stack_start = i + 1
+            break
+        sm = SECTION.match(line)
+        if sm:
+            section = sm.group(1)
+            if section == "Hint":
+                out.hints.append(sm.group(2).strip())
+            elif section == "Explanation":
+                out.explanation = sm.group(2).strip()
+            else:
+                out.context = sm.group(2).strip()
+            continue
+        if "For more details about this graph break" in line:
+            section = None
+            continue
+        if section == "reason":
+            reason_lines.append(line.strip())
+        elif section == "Explanation" and line.strip():
+            out.explanation += "\n" + line.rstrip()
+        elif section == "Hint" and line.strip() and out.hints:
+            out.hints[-1] += " " + line.strip()
+    # The last non-empty reason line is the graph-break type ("Data-dependent branching"); earlier ones are framing.
+    reason_lines = [r for r in reason_lines if r]
+    out.reason = reason_lines[-1] if reason_lines else ""
+    if stack_start is not None:
+        block = []
+        for line in lines[stack_start:]:
+            if line.startswith("Traceback (most recent call last)") or (not line.strip() and block and not block[-1].strip()):
+                break
+            block.append(line)
+        out.user_stack = parse_traceback(block)
+    return out
+
+
+# -- recompile reasons ----------------------------------------------------------------------------------------
+ENTRY_PREFIX = re.compile(r"^(?P<entry>\d+/\d+):\s*(?P<rest>.*)$", re.S)
+TENSOR_MISMATCH = re.compile(
+    r"tensor '(?P<name>[^']+)' (?P<what>size|stride|dtype|device|requires_grad|dispatch key set|rank|type)"
+    r"(?: mismatch| changed)(?: at index (?P<dim>\d+))?\.?\s*(?:expected (?P<expected>[^,]+?))?(?:,\s*actual (?P<actual>.+?))?\s*$"
+)
+GUARD_COMMENT = re.compile(r"\s+#\s*(?P<source>.*?)\s+#\s*(?P<loc>\S+):(?P<line>\d+) in (?P<func>\S+)\s*$")
+COMPARISON = re.compile(r"^(?P<subject>.+?)\s*(?P<op>==|!=|<=|>=|<|>)\s*(?P<value>.+?)$")
+
+
+@dataclass
+class ParsedFailure:
+    entry: str
+    text: str
+    kind: str
+    subject: str | None = None
+    dim: int | None = None
+    expected: str | None = None
+    actual: str | None = None
+    source: str | None = None
+    path: str | None = None
+    line: int | None = None
+    stack: list[ParsedFrame] = field(default_factory=list)
+
+
+def split_recompile_payload(payload: str | None) -> list[str]:
+    if not payload:
+        return []
+    text = payload.strip()
+    if text.startswith("["):
+        try:
+            items = json.loads(text)
+            if isinstance(items, list):
+                return [str(i) for i in items]
+        except ValueError:
+            pass
+    return [text]
+
+
+def parse_guard_failure(item: str) -> ParsedFailure:
+    head, _, stack_text = item.partition("\nUser stack trace:")
+    m = ENTRY_PREFIX.match(head.strip())
+    entry, body = (m["entry"], m["rest"]) if m else ("?", head.strip())
+    first = body.splitlines()[0] if body else ""
+    out = ParsedFailure(entry=entry, text=first.strip(), kind="other")
+    out.stack = parse_traceback(stack_text.splitlines()) if stack_text else []
+    cm = GUARD_COMMENT.search(first)
+    guard = first
+    if cm:
+        guard = first[: cm.start()].strip()
+        out.source, out.line = cm["source"].strip(), int(cm["line"])
+        out.text = guard
+    if out.stack:
+        out.path, out.line = out.stack[-1].path, out.stack[-1].line
+        out.source = out.source or out.stack[-1].code
+    tm = TENSOR_MISMATCH.search(guard)
+    if tm:
+        out.kind = tm["what"].replace(" ", "_")
+        out.subject = tm["name"]
+        out.dim = int(tm["dim"]) if tm["dim"] else None
+        out.expected = (tm["expected"] or "").strip() or None
+        out.actual = (tm["actual"] or "").strip() or None
+        if out.expected and "=" in out.expected and out.kind == "requires_grad":
+            out.expected = out.expected.split("=", 1)[1]
+        return out
+    out.kind, out.subject, out.expected = classify_guard_expression(guard)
+    return out
+
+
+def classify_guard_expression(guard: str) -> tuple[str, str | None, str | None]:
+    """Kind, subject and expected value of a failing guard expression such as ``k == 2`` or ``L['self'].training``."""
+    g = guard.strip()
+    if "___check_obj_id" in g or "ID_MATCH" in g:
+        return "identity", _first_arg(g), None
+    if "___check_type_id" in g or "TYPE_MATCH" in g:
+        return "type", _first_arg(g), None
+    if "len(" in g and "==" in g:
+        return "length", g.split("==")[0].strip(), g.split("==", 1)[1].strip()
+    if ".training" in g:
+        subject = g.split("==")[0].strip() if "==" in g else g.replace("not ", "").strip()
+        expected = g.split("==", 1)[1].strip() if "==" in g else ("False" if g.startswith("not ") else "True")
+        return "training", subject, expected
+    m = COMPARISON.match(g)
+    if m:
+        value = m["value"].strip()
+        kind = "size" if re.search(r"\bs\d+\b|size\(|\.shape", m["subject"]) else "value"
+        return kind, m["subject"].strip(), value
+    return "other", None, None
+
+
+def _first_arg(g: str) -> str | None:
+    m = re.search(r"\(([^,()]+(?:\[[^\]]*\])?[^,()]*)", g)
+    return m.group(1).strip() if m else None
+
+
+# -- guard trees ----------------------------------------------------------------------------------------------
+GUARD_LINE = re.compile(r"^[\s|+\-]*(?P<kind>[A-Z][A-Z0-9_]+):\s*(?P<text>.*)$")
+
+
+@dataclass
+class ParsedGuard:
+    kind: str
+    text: str
+    source: str | None = None
+    path: str | None = None
+    line: int | None = None
+    function: str | None = None
+
+
+def parse_guard_tree(payload: str | None) -> list[ParsedGuard]:
+    guards: list[ParsedGuard] = []
+    for raw in (payload or "").splitlines():
+        m = GUARD_LINE.match(raw)
+        if not m or m["kind"] in ("TREE_GUARD_MANAGER", "GuardManager", "RootGuardManager"):
+            continue
+        text = m["text"]
+        g = ParsedGuard(kind=m["kind"], text=text.strip())
+        cm = GUARD_COMMENT.search(text)
+        if cm:
+            g.text = text[: cm.start()].strip()
+            g.source, g.path, g.line, g.function = cm["source"].strip(), cm["loc"], int(cm["line"]), cm["func"]
+        guards.append(g)
+    return guards

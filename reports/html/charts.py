@@ -1,0 +1,195 @@
+"""The report's plotly figures, built in Python and handed to the page as JSON (``Plotly.newPlot`` draws them).
+
+Each builder returns a ``Chart`` or ``None`` when the run has nothing to plot, so the page never shows an empty axis.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import plotly.graph_objects as go
+
+from tdiag.analyzer.model import Analysis, CompiledGraph
+
+from .escape import plotly_text as esc
+
+# template "none" keeps each figure's JSON small; plotly's default template adds ~7 kB per chart
+_LAYOUT = dict(
+    template="none",
+    margin=dict(l=10, r=10, t=10, b=40),
+    font=dict(family="system-ui, sans-serif", size=12),
+    legend=dict(orientation="h", y=-0.2),
+    hoverlabel=dict(namelength=-1),
+)
+_HOVER_LIMIT = 3  # guard failures listed in a recompile's hover text
+_STATUS_COLORS = {"ok": "#3b7dd8", "failed": "#c62828", "skipped": "#f9a825", "empty": "#9e9e9e"}
+
+
+@dataclass
+class Chart:
+    id: str
+    title: str
+    caption: str
+    figure: dict[str, Any]
+
+
+def build_charts(analysis: Analysis) -> list[Chart]:
+    builders = (compile_time_chart, recompile_timeline_chart, kernel_kind_chart, graph_size_chart)
+    return [chart for chart in (build(analysis) for build in builders) if chart is not None]
+
+
+def _figure(traces: list[go.BaseTraceType], **layout: Any) -> dict[str, Any]:
+    fig = go.Figure(data=traces, layout={**_LAYOUT, **layout})
+    return fig.to_plotly_json()
+
+
+def _frame_label(graph: CompiledGraph) -> str:
+    return esc(f"{graph.code_name} ({graph.path}:{graph.line}) #{graph.frame_id}")
+
+
+def _by_frame(analysis: Analysis) -> dict[int, list[CompiledGraph]]:
+    frames: dict[int, list[CompiledGraph]] = defaultdict(list)
+    for graph in analysis.graphs:
+        frames[graph.frame_id].append(graph)
+    return dict(sorted(frames.items()))
+
+
+def compile_time_chart(analysis: Analysis) -> Chart | None:
+    frames = _by_frame(analysis)
+    if not any(g.compile_time_s or g.stages for g in analysis.graphs):
+        return None
+    labels = [_frame_label(graphs[0]) for graphs in frames.values()]
+    stage_names: list[str] = []
+    for graph in analysis.graphs:
+        stage_names.extend(name for name in graph.stages if name not in stage_names)
+    per_stage: dict[str, list[float]] = {name: [] for name in [*stage_names, "other"]}
+    for graphs in frames.values():
+        totals = Counter()
+        other = 0.0
+        for graph in graphs:
+            totals.update(graph.stages)
+            # stages may not cover the whole compile (guard building, bytecode transform); keep the rest visible
+            other += max(0.0, graph.compile_time_s - sum(graph.stages.values()))
+        for name in stage_names:
+            per_stage[name].append(round(totals.get(name, 0.0), 4))
+        per_stage["other"].append(round(other, 4))
+    traces = [
+        go.Bar(name=esc(name), y=labels, x=values, orientation="h", hovertemplate="%{y}<br>" + esc(name) + ": %{x:.3f} s")
+        for name, values in per_stage.items()
+        if any(values)
+    ]
+    return Chart(
+        "chart-compile-time",
+        "Compile time by frame and stage",
+        "Seconds spent compiling each user function, summed over its compiled variants.",
+        _figure(
+            traces,
+            barmode="stack",
+            height=max(220, 40 + 28 * len(labels)),
+            xaxis=dict(title="seconds"),
+            yaxis=dict(automargin=True, autorange="reversed"),
+        ),
+    )
+
+
+def recompile_timeline_chart(analysis: Analysis) -> Chart | None:
+    frames = _by_frame(analysis)
+    if not frames:
+        return None
+    starts = [g.start_time for g in analysis.graphs if g.start_time is not None]
+    t0 = min(starts) if starts else 0.0
+    use_time = len(starts) == len(analysis.graphs)
+    order = {g.compile_id: i for i, g in enumerate(analysis.graphs)}
+    reasons: dict[str, list[str]] = {r.compile_id: [f.text for f in r.failures] for r in analysis.recompiles}
+    traces = []
+    for graphs in frames.values():
+        label = _frame_label(graphs[0])
+        xs, texts, symbols = [], [], []
+        for graph in graphs:
+            xs.append(round(graph.start_time - t0, 4) if use_time else order[graph.compile_id])
+            why = reasons.get(graph.compile_id)
+            hover = esc(f"{graph.compile_id} {graph.code_name}: {graph.status}")
+            if why:
+                hover += "<br>" + "<br>".join(esc(w) for w in why[:_HOVER_LIMIT]) + ("<br>…" if len(why) > _HOVER_LIMIT else "")
+            texts.append(hover)
+            symbols.append("x" if why or graph.frame_compile_id > 0 else "circle")
+        traces.append(
+            go.Scatter(
+                name=label,
+                x=xs,
+                y=[label] * len(xs),
+                mode="lines+markers",
+                marker=dict(symbol=symbols, size=10),
+                text=texts,
+                hovertemplate="%{text}<extra></extra>",
+            )
+        )
+    return Chart(
+        "chart-recompiles",
+        "Recompilation timeline",
+        "Each marker is one compile of a frame; crosses are recompiles (hover for the failed guards).",
+        _figure(
+            traces,
+            height=max(220, 60 + 30 * len(frames)),
+            showlegend=False,
+            xaxis=dict(title="seconds since first compile" if use_time else "compile order"),
+            yaxis=dict(automargin=True, autorange="reversed"),
+        ),
+    )
+
+
+def kernel_kind_chart(analysis: Analysis) -> Chart | None:
+    counts: Counter[tuple[str, str]] = Counter(
+        (kernel.kind, kernel.backend) for graph in analysis.graphs for kernel in graph.kernels
+    )
+    if not counts:
+        # a record without per-kernel detail may still carry the totals
+        counts = Counter({(kind, "all"): n for kind, n in analysis.summary.kernels_by_kind.items()})
+    if not counts:
+        return None
+    kinds = sorted({kind for kind, _ in counts})
+    backends = sorted({backend for _, backend in counts})
+    traces = [
+        go.Bar(name=esc(backend), x=[esc(k) for k in kinds], y=[counts.get((kind, backend), 0) for kind in kinds])
+        for backend in backends
+    ]
+    return Chart(
+        "chart-kernels",
+        "Kernels by lowering kind",
+        "How Inductor lowered the graphs; fallback and extern kernels run outside generated code.",
+        _figure(traces, barmode="stack", height=300, yaxis=dict(title="kernels")),
+    )
+
+
+def graph_size_chart(analysis: Analysis) -> Chart | None:
+    if not analysis.graphs:
+        return None
+    by_status: dict[str, list[CompiledGraph]] = defaultdict(list)
+    for graph in analysis.graphs:
+        by_status[graph.status].append(graph)
+    ids = [esc(g.compile_id) for g in analysis.graphs]
+    traces = [
+        go.Bar(
+            name=esc(status),
+            x=[esc(g.compile_id) for g in graphs],
+            y=[g.op_count for g in graphs],
+            marker=dict(color=_STATUS_COLORS.get(status, "#6d4c41")),
+            text=[esc(f"{g.code_name} ({g.path}:{g.line})") for g in graphs],
+            hovertemplate="%{x}: %{y} ops<br>%{text}<extra></extra>",
+            textposition="none",
+        )
+        for status, graphs in sorted(by_status.items())
+    ]
+    return Chart(
+        "chart-graph-sizes",
+        "Graph sizes",
+        "Ops per compiled graph, in compile order: many small graphs mean graph breaks are shredding the model.",
+        _figure(
+            traces,
+            height=300,
+            xaxis=dict(title="compile id", type="category", categoryorder="array", categoryarray=ids),
+            yaxis=dict(title="ops"),
+        ),
+    )

@@ -1,0 +1,286 @@
+"""The template context: everything the page shows, derived from one Analysis and nothing else."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from tdiag.analyzer.model import (
+    SEVERITIES,
+    SEVERITY_RANK,
+    Analysis,
+    CompiledGraph,
+    Finding,
+    FrameInfo,
+    Kernel,
+    Recompile,
+)
+
+from .charts import build_charts
+from .escape import json_for_script, safe_url
+from .source import SourceFile, SourceLine, annotate, excerpt
+
+
+@dataclass
+class StackFrame:
+    path: str
+    line: int
+    function: str
+    code: str
+    is_user: bool
+
+
+@dataclass
+class FindingView:
+    f: Finding
+    rank: int
+    anchor: str
+    excerpt: list[SourceLine]
+    source_link: str | None  # fragment of the line in the annotated source view
+    reason: str
+    explanation: str
+    hints: list[str]
+    user_stack: list[StackFrame]
+    guard: str
+    expected: str
+    actual: str
+    gb_url: str | None
+    patch_lines: list[tuple[str, str]]  # (css class, line with its newline) so the copied text equals the patch
+    ranks: str  # "0 1 3": ranks where it occurred, for the rank selector
+
+
+@dataclass
+class KernelGroup:
+    graph: str  # forward, backward, inference
+    kernels: list[Kernel]
+
+
+@dataclass
+class GraphView:
+    g: CompiledGraph
+    dom_id: str
+    kernel_groups: list[KernelGroup]
+    code_refs: list[tuple[str, str]]  # (label, hash) of generated code present in Analysis.code
+
+
+@dataclass
+class Card:
+    label: str
+    value: str
+    detail: str = ""
+    link: str = ""
+
+
+@dataclass
+class Page:
+    analysis: Analysis
+    title: str
+    cards: list[Card]
+    run_rows: list[tuple[str, str]]
+    findings: list[FindingView]
+    families: list[tuple[str, int]]
+    severities: list[tuple[str, int]]
+    charts: list[Any]
+    charts_json: str
+    sources: list[SourceFile]
+    graphs: list[GraphView]
+    recompiles: list[tuple[FrameInfo, list[Recompile]]]
+    ranks: list[str]
+    divergence: list[FindingView]
+    code_json: str
+
+
+def build_page(analysis: Analysis) -> Page:
+    slugs = {path: f"src-{i}" for i, path in enumerate(sorted(analysis.sources), start=1)}
+    lines = {path: text.splitlines() for path, text in analysis.sources.items()}
+    findings = _findings(analysis, slugs, lines)
+    graphs = [_graph_view(analysis, g, i) for i, g in enumerate(analysis.graphs)]
+    charts = build_charts(analysis)
+    ranks = [str(r) for r in analysis.run.ranks] if len(analysis.run.ranks) > 1 else []
+    return Page(
+        analysis=analysis,
+        title=_title(analysis),
+        cards=_cards(analysis),
+        run_rows=_run_rows(analysis),
+        findings=findings,
+        families=sorted(Counter(v.f.family for v in findings).items()),
+        severities=sorted(Counter(v.f.severity for v in findings).items(), key=lambda kv: SEVERITY_RANK.get(kv[0], 99)),
+        charts=charts,
+        charts_json=json_for_script({c.id: c.figure for c in charts}),
+        sources=_sources(analysis, slugs, findings),
+        graphs=graphs,
+        recompiles=_recompiles(analysis),
+        ranks=ranks,
+        divergence=sorted((v for v in findings if v.f.ranks), key=lambda v: v.f.family != "DIV") if ranks else [],
+        code_json=json_for_script(_code_map(analysis, graphs)),
+    )
+
+
+def _title(analysis: Analysis) -> str:
+    command = analysis.run.command or " ".join(analysis.run.argv)
+    return f"tdiag report: {command}" if command else "tdiag report"
+
+
+def _cards(analysis: Analysis) -> list[Card]:
+    s = analysis.summary
+    by_severity = Counter(f.severity for f in analysis.findings)
+    kernels = " · ".join(f"{kind} {n}" for kind, n in sorted(s.kernels_by_kind.items(), key=lambda kv: -kv[1]))
+    return [
+        Card("Graphs", str(s.graphs), f"{s.frames_compiled} frames compiled", "#graphs"),
+        Card("Graph breaks", str(s.graph_breaks), f"at {s.break_sites} sites", "#findings"),
+        Card("Recompiles", str(s.recompiles), "", "#recompiles"),
+        Card("Eager fallbacks", str(s.eager_fallbacks), "frames or ops that ran without compiled code"),
+        Card("Kernels", str(sum(s.kernels_by_kind.values())), kernels, "#chart-kernels"),
+        Card("Compile time", f"{s.compile_time_s:.2f} s", "", "#chart-compile-time"),
+        Card(
+            "Findings",
+            str(len(analysis.findings)),
+            " · ".join(f"{n} {sev}" for sev in SEVERITIES if (n := by_severity.get(sev))),
+            "#findings",
+        ),
+    ]
+
+
+def _run_rows(analysis: Analysis) -> list[tuple[str, str]]:
+    run = analysis.run
+    rows = [
+        ("Command", run.command or " ".join(run.argv)),
+        ("Source", run.source),
+        ("torch", run.torch_version or ""),
+        ("Python", run.python_version or ""),
+        ("Device", run.device or ""),
+        ("Platform", run.platform or ""),
+        ("tdiag", run.tdiag_version or ""),
+    ]
+    if run.exit_code is not None or run.exit_reason:
+        rows.append(("Exit", f"{run.exit_code if run.exit_code is not None else '?'} ({run.exit_reason or 'exit'})"))
+    if run.duration_s is not None:
+        rows.append(("Duration", f"{run.duration_s:.2f} s"))
+    if not run.complete:
+        rows.append(("Record", "incomplete: the run ended before the record was closed"))
+    if run.ranks:
+        rows.append(("Ranks", " ".join(map(str, run.ranks))))
+    if run.incomplete_ranks:
+        rows.append(("Incomplete ranks", " ".join(map(str, run.incomplete_ranks))))
+    return [(k, v) for k, v in rows if v]
+
+
+def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[str]]) -> list[FindingView]:
+    seen: Counter[str] = Counter()
+    views = []
+    for rank, f in enumerate(analysis.findings, start=1):
+        # two files with one basename can give one anchor; later ones get a suffix so every permalink is unique
+        anchor = f.anchor
+        seen[anchor] += 1
+        if seen[anchor] > 1:
+            anchor = f"{anchor}-{seen[anchor]}"
+        ev = f.evidence or {}
+        src = lines.get(f.path)
+        suggestion = f.suggestion
+        views.append(
+            FindingView(
+                f=f,
+                rank=rank,
+                anchor=anchor,
+                excerpt=excerpt(src, f.line, f.column, f.end_column) if src else [],
+                source_link=f"{slugs[f.path]}-L{f.line}" if f.path in slugs else None,
+                reason=_text(ev.get("reason")),
+                explanation=_text(ev.get("explanation")),
+                hints=[_text(h) for h in ev.get("hints") or [] if h],
+                user_stack=[_frame(fr) for fr in ev.get("user_stack") or []],
+                guard=_text(ev.get("guard")),
+                expected=_text(ev.get("expected")),
+                actual=_text(ev.get("actual")),
+                gb_url=safe_url(f.gb_url),
+                patch_lines=_patch_lines(suggestion.patch) if suggestion and suggestion.patch else [],
+                ranks=" ".join(r for r, n in f.ranks.items() if n),
+            )
+        )
+    return views
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _frame(value: Any) -> StackFrame:
+    get = value.get if isinstance(value, dict) else lambda k, d=None: getattr(value, k, d)
+    return StackFrame(
+        path=_text(get("path", "")),
+        line=int(get("line", 0) or 0),
+        function=_text(get("function", "")),
+        code=_text(get("code", "")),
+        is_user=bool(get("is_user", True)),
+    )
+
+
+def _patch_lines(patch: str) -> list[tuple[str, str]]:
+    out = []
+    for line in patch.splitlines(keepends=True):
+        if line.startswith(("+++", "---")):
+            cls = "pf"
+        elif line.startswith("@@"):
+            cls = "ph"
+        elif line.startswith("+"):
+            cls = "pa"
+        elif line.startswith("-"):
+            cls = "pd"
+        else:
+            cls = ""
+        out.append((cls, line))
+    return out
+
+
+def _sources(analysis: Analysis, slugs: dict[str, str], findings: list[FindingView]) -> list[SourceFile]:
+    marks: dict[str, dict[int, list[tuple[str, str, str]]]] = {path: {} for path in slugs}
+    for v in findings:
+        if v.f.path in marks:
+            marks[v.f.path].setdefault(v.f.line, []).append((v.anchor, v.f.code, v.f.severity))
+    files = [annotate(path, slugs[path], analysis.sources[path], marks[path]) for path in slugs]
+    # files with findings first: that is where the user has work to do
+    return sorted(files, key=lambda sf: (sf.finding_count == 0, sf.path))
+
+
+def _graph_view(analysis: Analysis, graph: CompiledGraph, index: int) -> GraphView:
+    groups: dict[str, list[Kernel]] = {}
+    for kernel in graph.kernels:
+        groups.setdefault(kernel.graph, []).append(kernel)
+    refs = []
+    if graph.graph_code_ref in analysis.code:
+        refs.append(("Dynamo FX graph", graph.graph_code_ref))
+    refs.extend(
+        (f"{name} output code", ref) for name, ref in graph.output_code_refs.items() if ref in analysis.code
+    )
+    return GraphView(
+        g=graph,
+        dom_id=f"graph-{index}",
+        kernel_groups=[KernelGroup(name, kernels) for name, kernels in groups.items()],
+        code_refs=refs,
+    )
+
+
+def _code_map(analysis: Analysis, graphs: list[GraphView]) -> dict[str, str]:
+    """Generated code the page can show, each text once however many kernels point at it."""
+    wanted: dict[str, str] = {}
+    for view in graphs:
+        for _, ref in view.code_refs:
+            wanted[ref] = analysis.code[ref]
+        for kernel in view.g.kernels:
+            if kernel.code_ref in analysis.code:
+                wanted[kernel.code_ref] = analysis.code[kernel.code_ref]
+    return wanted
+
+
+def _recompiles(analysis: Analysis) -> list[tuple[FrameInfo, list[Recompile]]]:
+    frames = {fr.frame_id: fr for fr in analysis.frames}
+    grouped: dict[int, list[Recompile]] = {}
+    for rec in analysis.recompiles:
+        grouped.setdefault(rec.frame_id, []).append(rec)
+    out = []
+    for frame_id, recs in grouped.items():
+        first = recs[0]
+        frame = frames.get(frame_id) or FrameInfo(frame_id, first.code_name, first.path, first.line, recompiles=len(recs))
+        out.append((frame, recs))
+    # frames stuck at the recompile limit first, then the most recompiled
+    return sorted(out, key=lambda fr_recs: (not fr_recs[0].hit_recompile_limit, -len(fr_recs[1]), fr_recs[0].frame_id))

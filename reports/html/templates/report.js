@@ -1,0 +1,104 @@
+// Enhancements only: the findings, source and graphs are server-rendered and read without JavaScript.
+(function () {
+  "use strict";
+  document.documentElement.classList.add("js");
+
+  function readJson(id) {
+    var el = document.getElementById(id);
+    return el ? JSON.parse(el.textContent) : {};
+  }
+
+  // Charts: figure JSON was built in Python; plotly.js is inlined once above.
+  var charts = readJson("tdiag-charts");
+  Object.keys(charts).forEach(function (id) {
+    var el = document.getElementById(id);
+    if (!el || typeof Plotly === "undefined") return;
+    var fig = charts[id];
+    Plotly.newPlot(el, fig.data, fig.layout, { displaylogo: false, responsive: true });
+  });
+
+  // Generated code is stored once per hash and injected (as text) the first time its block is opened.
+  var code = readJson("tdiag-code");
+  document.addEventListener("toggle", function (ev) {
+    var el = ev.target;
+    if (!el.open || !el.dataset || !el.dataset.code) return;
+    var pre = el.querySelector(":scope > pre");
+    if (pre && !pre.dataset.loaded) {
+      pre.textContent = code[el.dataset.code] || "";
+      pre.dataset.loaded = "1";
+    }
+  }, true);
+
+  // Copy buttons
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    var ta = document.createElement("textarea");
+    ta.value = text;
+    document.body.appendChild(ta);
+    ta.select();
+    try { document.execCommand("copy"); } finally { ta.remove(); }
+    return Promise.resolve();
+  }
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest ? ev.target.closest("button.copy") : null;
+    if (!btn) return;
+    var src = document.getElementById(btn.dataset.copy);
+    if (!src) return;
+    var label = btn.textContent;
+    copyText(src.textContent).then(function () {
+      btn.textContent = "Copied";
+    }, function () {
+      btn.textContent = "Copy failed";
+    }).then(function () {
+      setTimeout(function () { btn.textContent = label; }, 1500);
+    });
+  });
+
+  // Search and filters over the findings
+  var form = document.getElementById("filters");
+  var findings = Array.prototype.slice.call(document.querySelectorAll("article.finding"));
+  function checked(name) {
+    var out = {};
+    form.querySelectorAll("input[name=" + name + "]").forEach(function (box) { out[box.value] = box.checked; });
+    return out;
+  }
+  function applyFilters() {
+    var query = document.getElementById("search").value.trim().toLowerCase();
+    var sev = checked("severity"), fam = checked("family");
+    var rankSel = document.getElementById("rank");
+    var rank = rankSel ? rankSel.value : "";
+    var shown = 0;
+    findings.forEach(function (el) {
+      var ok = sev[el.dataset.severity] !== false && fam[el.dataset.family] !== false;
+      if (ok && rank) {
+        var ranks = el.dataset.ranks;
+        ok = !ranks || ranks.split(" ").indexOf(rank) >= 0;
+      }
+      if (ok && query) {
+        if (el._text === undefined) el._text = el.textContent.toLowerCase();
+        ok = el._text.indexOf(query) >= 0;
+      }
+      el.hidden = !ok;
+      if (ok) shown++;
+    });
+    document.getElementById("shown").textContent = shown + " of " + findings.length + " shown";
+    document.getElementById("no-match").hidden = shown > 0;
+  }
+  if (form) {
+    form.addEventListener("input", applyFilters);
+    form.addEventListener("change", applyFilters);
+    applyFilters();
+  }
+
+  // A permalink into a collapsed block (source line, graph) opens it, and a filtered-out finding is shown again.
+  function reveal() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var el = id && document.getElementById(id);
+    if (!el) return;
+    if (el.hidden) el.hidden = false;
+    for (var p = el; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
+    el.scrollIntoView();
+  }
+  window.addEventListener("hashchange", reveal);
+  if (location.hash) reveal();
+})();

@@ -1,0 +1,55 @@
+"""``tdiag report``: render a record's Analysis as JSON (the interface other tools read) or HTML."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tdiag.errors import TdiagError
+
+FORMATS = ("json", "html")
+
+
+class ReportCommand:
+    name = "report"
+    help = "Write a record's analysis as JSON (documented, versioned) or as a single-file HTML report."
+
+    def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("record", help="a run directory or an events*.jsonl file")
+        parser.add_argument("-f", "--format", choices=FORMATS, help="output format (default: from -o's extension, else json)")
+        parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+        parser.add_argument("--no-code", action="store_true", help="JSON: leave out generated code and graph text")
+
+    def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        fmt = args.format or guess_format(args.output)
+        from tdiag.analyzer import build
+
+        analysis = build(args.record)
+        if fmt == "html":
+            if not args.output:
+                raise TdiagError("the HTML report needs -o FILE")
+            from tdiag.reports.html import write_html
+
+            write_html(analysis, Path(args.output))
+            print(f"tdiag: HTML report written to {args.output}", file=sys.stderr)
+            return 0
+        text = json.dumps(analysis.to_dict(include_code=not args.no_code), indent=2, default=str) + "\n"
+        if args.output:
+            try:
+                Path(args.output).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise TdiagError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        else:
+            sys.stdout.write(text)
+        return 0
+
+
+def guess_format(output: str | None) -> str:
+    if output and output.lower().endswith((".html", ".htm")):
+        return "html"
+    return "json"
+
+
+COMMAND = ReportCommand()

@@ -1,0 +1,25 @@
+"""``tdiag tui RECORD``: open a saved record in the interactive terminal UI."""
+
+from __future__ import annotations
+
+import argparse
+
+from tdiag.errors import EXIT_CLEAN
+
+
+class TuiCommand:
+    name = "tui"
+    help = "Explore a record interactively: findings, recompilations, graphs and kernels, annotated source."
+
+    def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("record", metavar="RECORD", help="a run directory or an events*.jsonl file")
+
+    def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        from tdiag.analyzer import build  # a RecordError propagates: the CLI prints it in one line and exits 2
+        from tdiag.tui import run_app
+
+        run_app(build(args.record))
+        return EXIT_CLEAN
+
+
+COMMAND = TuiCommand()

@@ -1,0 +1,161 @@
+"""The report in a real headless chromium: scripts, charts, permalinks, filters, copy, and hostile run text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tdiag.analyzer.model import Analysis
+from tdiag.reports.html import write_html
+
+from report_fixture import IMG_PAYLOAD, SCRIPT_PAYLOAD, make_analysis
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def report_file(tmp_path_factory) -> tuple[Path, Analysis]:
+    analysis = make_analysis(ranks=[0, 1])
+    path = tmp_path_factory.mktemp("html") / "report.html"
+    write_html(analysis, path)
+    return path, analysis
+
+
+class PageLog:
+    def __init__(self, page) -> None:
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.requests: list[str] = []
+        page.on("console", lambda m: m.type in ("error", "warning") and self.errors.append(f"{m.type}: {m.text}"))
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        page.on("request", lambda r: self.requests.append(r.url))
+
+
+@pytest.fixture
+def context(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+    yield ctx
+    ctx.close()
+
+
+def open_report(context, report_file, fragment: str = ""):
+    path, analysis = report_file
+    page = context.new_page()
+    log = PageLog(page)
+    page.goto(path.as_uri() + fragment)
+    page.wait_for_load_state("load")
+    return page, log, analysis
+
+
+def test_loads_cleanly_and_renders_every_chart(context, report_file, artifacts: Path) -> None:
+    page, log, analysis = open_report(context, report_file)
+    charts = page.eval_on_selector_all("div.chart", "els => els.map(e => e.id)")
+    assert len(charts) == 4
+    for chart_id in charts:
+        page.wait_for_selector(f"#{chart_id} svg.main-svg", state="attached")
+    page.screenshot(path=str(artifacts / "html-report.png"), full_page=True)
+    assert log.errors == []
+    assert log.dialogs == []
+    # nothing but the file itself was loaded
+    assert all(url.startswith("file://") for url in log.requests), log.requests
+
+
+def test_hostile_text_is_text_and_runs_nothing(context, report_file) -> None:
+    page, log, analysis = open_report(context, report_file)
+    # open everything, including the lazily loaded generated code and the charts' hover labels
+    page.eval_on_selector_all("details", "els => els.forEach(e => { e.open = true; })")
+    page.hover("#chart-recompiles svg.main-svg")
+    page.wait_for_timeout(200)
+    assert log.dialogs == []
+    assert page.evaluate("document.querySelectorAll('img').length") == 0
+    assert page.evaluate("document.querySelectorAll('script').length") == 4
+    body = page.inner_text("body")
+    assert SCRIPT_PAYLOAD in body and IMG_PAYLOAD in body
+    assert page.text_content("details.code[data-code='k1'] > pre") == analysis.code["k1"]
+
+
+def test_permalink_scrolls_to_the_finding(context, report_file) -> None:
+    path, analysis = report_file
+    target = analysis.findings[-1]
+    page, log, _ = open_report(context, report_file, f"#{target.anchor}")
+    box = page.locator(f"[id='{target.anchor}']")
+    assert box.is_visible()
+    top = box.evaluate("el => el.getBoundingClientRect().top")
+    assert 0 <= top < page.viewport_size["height"] / 2
+    assert page.evaluate("window.scrollY") > 0
+
+
+def test_source_mark_links_to_its_finding(context, report_file) -> None:
+    page, log, analysis = open_report(context, report_file)
+    f = analysis.findings[0]
+    page.locator(f"pre.src a.badge[href='#{f.anchor}']").first.click()
+    assert page.evaluate("location.hash") == f"#{f.anchor}"
+    assert page.locator(f"[id='{f.anchor}']").is_visible()
+
+
+def visible_ids(page) -> list[str]:
+    return page.eval_on_selector_all("article.finding:not([hidden])", "els => els.map(e => e.id)")
+
+
+def test_filters_hide_and_show_findings(context, report_file) -> None:
+    page, log, analysis = open_report(context, report_file)
+    everything = [f.anchor for f in analysis.findings]
+    assert visible_ids(page) == everything
+
+    family = analysis.findings[0].family
+    page.uncheck(f"input[name=family][value={family}]")
+    assert visible_ids(page) == [f.anchor for f in analysis.findings if f.family != family]
+    page.check(f"input[name=family][value={family}]")
+    assert visible_ids(page) == everything
+
+    page.uncheck("input[name=severity][value=error]")
+    assert visible_ids(page) == [f.anchor for f in analysis.findings if f.severity != "error"]
+    page.check("input[name=severity][value=error]")
+
+    needle = analysis.findings[-1].message
+    page.fill("#search", needle.upper())
+    assert visible_ids(page) == [f.anchor for f in analysis.findings if needle in f.message]
+    page.fill("#search", "no finding says this")
+    assert visible_ids(page) == []
+    assert page.is_visible("#no-match")
+    page.fill("#search", "")
+
+    page.select_option("#rank", "0")
+    assert visible_ids(page) == [f.anchor for f in analysis.findings if not f.ranks or f.ranks.get("0")]
+    page.select_option("#rank", "")
+    assert visible_ids(page) == everything
+
+
+def test_copy_patch_button_copies_the_patch(context, report_file) -> None:
+    page, log, analysis = open_report(context, report_file)
+    f = next(f for f in analysis.findings if f.suggestion and f.suggestion.patch)
+    page.click(f"button.copy[data-copy='patch-{f.anchor}']")
+    page.wait_for_function("() => document.querySelector('button.copy').textContent === 'Copied'")
+    assert page.evaluate("navigator.clipboard.readText()") == f.suggestion.patch
+
+
+def test_readable_without_javascript(browser) -> None:
+    analysis = make_analysis()
+    ctx = browser.new_context(java_script_enabled=False)
+    try:
+        page = ctx.new_page()
+        log = PageLog(page)
+        page.set_content(_render(analysis))
+        for f in analysis.findings:
+            box = page.locator(f"[id='{f.anchor}']")
+            assert box.is_visible()
+            assert f.message in box.inner_text()
+        assert not page.is_visible("#filters")  # controls that need JS are hidden, not dead
+        assert page.is_visible("pre.src")
+        assert log.dialogs == []
+    finally:
+        ctx.close()
+
+
+def _render(analysis: Analysis) -> str:
+    from tdiag.reports.html import render_html
+
+    return render_html(analysis)

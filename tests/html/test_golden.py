@@ -1,0 +1,22 @@
+"""One golden page for the deterministic fixture Analysis (plotly.js stubbed out so the file stays reviewable).
+
+Regenerate after an intended change with ``TDIAG_UPDATE_GOLDEN=1 pytest tests/html/test_golden.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tdiag.reports.html.render import render
+
+from report_fixture import PLOTLY_STUB, make_analysis
+
+GOLDEN = Path(__file__).parent / "golden" / "report.html"
+
+
+def test_golden_page() -> None:
+    html = render(make_analysis(ranks=[0, 1]), plotly_bundle=PLOTLY_STUB)
+    if os.environ.get("TDIAG_UPDATE_GOLDEN"):
+        GOLDEN.write_text(html, encoding="utf-8")
+    assert html == GOLDEN.read_text(encoding="utf-8")

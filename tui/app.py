@@ -1,0 +1,128 @@
+"""The tdiag terminal UI: ``make_app`` builds it from an Analysis, ``run_app`` runs it in the terminal."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+
+from tdiag.analyzer.model import Analysis
+from tdiag.tui.index import AnalysisIndex
+from tdiag.tui.messages import OpenInEditor, ShowFinding, ShowGraph, ShowSource
+from tdiag.tui.screens.findings import FindingsScreen
+from tdiag.tui.screens.graph_detail import GraphDetailScreen
+from tdiag.tui.screens.graphs import GraphsScreen
+from tdiag.tui.screens.help import HelpScreen
+from tdiag.tui.screens.overview import OverviewScreen
+from tdiag.tui.screens.recompiles import RecompilesScreen
+from tdiag.tui.screens.source import SourceScreen
+from tdiag.tui.widgets.source_view import SourceView
+
+SCREEN_CLASSES = (OverviewScreen, FindingsScreen, RecompilesScreen, GraphsScreen, SourceScreen)
+
+
+class TdiagApp(App):
+    CSS_PATH = "app.tcss"
+    TITLE = "tdiag"
+    ENABLE_COMMAND_PALETTE = False
+    MODES = {cls.MODE: cls for cls in SCREEN_CLASSES}
+    DEFAULT_MODE = "overview"
+    # Side-by-side panes only where they fit; 80-column terminals stack them.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    BINDINGS = [
+        Binding("1", "go('overview')", "Overview", show=False),
+        Binding("2", "go('findings')", "Findings", show=False),
+        Binding("3", "go('recompiles')", "Recompiles", show=False),
+        Binding("4", "go('graphs')", "Graphs", show=False),
+        Binding("5", "go('source')", "Source", show=False),
+        Binding("slash", "search", "Search", show=False),
+        Binding("escape", "back", "Back", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, analysis: Analysis) -> None:
+        super().__init__()
+        self.analysis = analysis
+        self.index = AnalysisIndex(analysis)
+        self._history: list[str] = []  # modes visited, for Escape
+
+    # -- navigation ------------------------------------------------------------------------------------
+
+    async def action_go(self, mode: str) -> None:
+        if mode != self.current_mode:
+            self._history.append(self.current_mode)
+            await self.switch_mode(mode)
+
+    async def action_back(self) -> None:
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+        elif self._history:
+            await self.switch_mode(self._history.pop())
+
+    async def action_search(self) -> None:
+        await self.action_go("findings")
+        self.screen.action_search()  # type: ignore[attr-defined]
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        sections = [("Everywhere", list(self.BINDINGS))]
+        for cls in SCREEN_CLASSES + (GraphDetailScreen,):
+            bindings = [b for b in cls.BINDINGS if isinstance(b, Binding)]
+            if bindings:
+                sections.append((cls.__name__.removesuffix("Screen"), bindings))
+        sections.append(("Source view", list(SourceView.BINDINGS)))
+        self.push_screen(HelpScreen(sections))
+
+    async def on_show_finding(self, message: ShowFinding) -> None:
+        await self.action_go("findings")
+        self.screen.select_finding(message.index)  # type: ignore[attr-defined]
+
+    async def on_show_source(self, message: ShowSource) -> None:
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        await self.action_go("source")
+        self.screen.open_file(message.path, message.line)  # type: ignore[attr-defined]
+
+    async def on_show_graph(self, message: ShowGraph) -> None:
+        graph = self.analysis.graph(message.compile_id)
+        if graph is None:
+            self.notify(f"graph {message.compile_id} is not in this record", severity="warning")
+            return
+        if self.current_mode == "graphs":
+            self.screen.select_graph(message.compile_id)  # type: ignore[attr-defined]
+        self.push_screen(GraphDetailScreen(self.analysis, graph))
+
+    def on_open_in_editor(self, message: OpenInEditor) -> None:
+        open_in_editor(self, message.path, message.line)
+
+
+def open_in_editor(app: App, path: str, line: int) -> None:
+    """Display paths are relative to where the program ran; the recorded snapshot may differ from the disk."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor:
+        app.notify("Set $EDITOR to open files.", severity="warning")
+        return
+    target = Path(path)
+    if not target.is_file():
+        app.notify(f"{path} is not on this machine (the record only holds a snapshot).", severity="warning")
+        return
+    command = [*shlex.split(editor), f"+{line}", str(target)]
+    try:
+        with app.suspend():
+            subprocess.run(command, check=False)
+    except Exception as exc:  # SuspendNotSupported under a test driver, editor missing, ...
+        app.notify(f"could not run {editor}: {exc}", severity="error")
+
+
+def make_app(analysis: Analysis) -> TdiagApp:
+    return TdiagApp(analysis)
+
+
+def run_app(analysis: Analysis) -> None:
+    make_app(analysis).run()

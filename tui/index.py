@@ -1,0 +1,82 @@
+"""Lookups computed once per Analysis, so screens never rescan thousands of findings on a key press."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from tdiag.analyzer.model import Analysis, Finding
+
+# Gutter mark kinds, in display priority: a line that broke a graph is shown as a break even if it also feeds kernels.
+MARK_BREAK = "break"
+MARK_RECOMPILE = "recompile"
+MARK_KERNEL = "kernel"
+MARK_FINDING = "finding"
+MARK_PRIORITY = (MARK_BREAK, MARK_RECOMPILE, MARK_FINDING, MARK_KERNEL)
+
+_RECOMPILE_FAMILIES = {"RCP", "REC", "GRD", "DYN", "DIV"}
+
+
+@dataclass
+class LineMarks:
+    kinds: set[str] = field(default_factory=set)
+    findings: list[int] = field(default_factory=list)  # indexes into Analysis.findings
+
+    @property
+    def primary(self) -> str:
+        return next(k for k in MARK_PRIORITY if k in self.kinds)
+
+
+class AnalysisIndex:
+    def __init__(self, analysis: Analysis) -> None:
+        self.analysis = analysis
+        self.position = {id(f): i for i, f in enumerate(analysis.findings)}
+        self.search_text = [_search_text(f) for f in analysis.findings]
+        self.families = sorted({f.family for f in analysis.findings})
+        self.severities = [s for s in ("error", "warning", "info") if any(f.severity == s for f in analysis.findings)]
+        self.ranks = [str(r) for r in analysis.run.ranks]
+        self.marks = _build_marks(analysis)
+
+    @property
+    def multi_rank(self) -> bool:
+        return len(self.ranks) > 1
+
+    def finding_index(self, finding: Finding) -> int:
+        return self.position[id(finding)]
+
+    def marked_paths(self) -> list[str]:
+        """Every file worth showing: recorded sources first, then files only known from findings."""
+        paths = list(self.analysis.sources)
+        paths += sorted(p for p in self.marks if p not in self.analysis.sources)
+        return paths
+
+
+def _search_text(finding: Finding) -> str:
+    return " ".join((finding.code, finding.name, finding.severity, finding.message, finding.path,
+                     str(finding.line), finding.function or "")).lower()
+
+
+def _build_marks(analysis: Analysis) -> dict[str, dict[int, LineMarks]]:
+    marks: dict[str, dict[int, LineMarks]] = defaultdict(lambda: defaultdict(LineMarks))
+    for i, finding in enumerate(analysis.findings):
+        entry = marks[finding.path][finding.line]
+        entry.findings.append(i)
+        if finding.family == "BRK":
+            entry.kinds.add(MARK_BREAK)
+        elif finding.family in _RECOMPILE_FAMILIES:
+            entry.kinds.add(MARK_RECOMPILE)
+        else:
+            entry.kinds.add(MARK_FINDING)
+    for graph_break in analysis.breaks:
+        marks[graph_break.site.path][graph_break.site.line].kinds.add(MARK_BREAK)
+    for recompile in analysis.recompiles:
+        if recompile.call_site is not None:
+            marks[recompile.call_site.path][recompile.call_site.line].kinds.add(MARK_RECOMPILE)
+        for failure in recompile.failures:
+            if failure.path and failure.line:
+                marks[failure.path][failure.line].kinds.add(MARK_RECOMPILE)
+    for graph in analysis.graphs:
+        for kernel in graph.kernels:
+            for ref in kernel.source_lines:
+                marks[ref.path][ref.line].kinds.add(MARK_KERNEL)
+    return {path: dict(lines) for path, lines in marks.items()}

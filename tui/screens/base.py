@@ -1,0 +1,40 @@
+"""What every top-level screen shares: the navigation bar, the footer, and access to the Analysis."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from tdiag.analyzer.model import Analysis
+from tdiag.tui.index import AnalysisIndex
+from tdiag.tui.widgets.nav import NavBar
+
+if TYPE_CHECKING:
+    from tdiag.tui.app import TdiagApp
+
+
+class TdiagScreen(Screen):
+    MODE = ""  # the app mode (and screen id) this screen is shown under
+
+    def __init__(self) -> None:
+        super().__init__(id=self.MODE)
+
+    @property
+    def tdiag(self) -> TdiagApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def analysis(self) -> Analysis:
+        return self.tdiag.analysis
+
+    @property
+    def index(self) -> AnalysisIndex:
+        return self.tdiag.index
+
+    def nav(self) -> NavBar:
+        return NavBar(self.MODE)
+
+    def footer(self) -> Footer:
+        return Footer(show_command_palette=False)

@@ -1,0 +1,218 @@
+"""Findings: every finding in a sortable, filterable table, with the selected one in full beside it."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.widgets import DataTable, Input, Static
+
+from tdiag.analyzer.model import Finding
+from tdiag.tui.format import finding_site, severity_text
+from tdiag.tui.messages import OpenInEditor, ShowSource
+from tdiag.tui.query import SORT_KEYS, FindingQuery, cycle
+from tdiag.tui.screens.base import TdiagScreen
+from tdiag.tui.screens.overview import all_clear
+from tdiag.tui.widgets.finding_detail import FindingDetail
+
+COLUMNS = (("sev", 7), ("code", 6), ("site", 24), ("×", 4), ("problem", 80))
+COLUMN_SORT = {"sev": "severity", "code": "code", "site": "site", "×": "occurrences", "problem": "impact"}
+
+
+class FindingsScreen(TdiagScreen):
+    MODE = "findings"
+    BINDINGS = [
+        Binding("slash", "search", "Search"),
+        Binding("f", "cycle_family", "Family"),
+        Binding("s", "cycle_severity", "Severity"),
+        Binding("o", "cycle_sort", "Sort"),
+        Binding("O", "reverse_sort", "Reverse", show=False),
+        Binding("R", "cycle_rank", "Rank", show=False),
+        Binding("d", "divergence", "Divergence", show=False),
+        Binding("x", "clear_filters", "Clear", show=False),
+        Binding("e", "edit", "Edit"),
+        Binding("escape", "escape", "Back", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_state = FindingQuery()
+        self.visible_findings: list[int] = []  # indexes into Analysis.findings, in table order
+        self._rows: dict[int, tuple] = {}
+        self._pending_selection: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self.nav()
+        yield Static(id="filter-bar")
+        yield Input(placeholder="search code, name, message, path…  (Enter keeps, Escape clears)", id="search")
+        with Container(id="findings-body"):
+            if self.analysis.findings:
+                yield DataTable(id="findings-table", cursor_type="row", zebra_stripes=True)
+                yield FindingDetail(id="finding-detail")
+            else:
+                yield Static(all_clear(self.analysis), id="no-findings")
+        yield self.footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#search", Input).display = False
+        if not self.analysis.findings:
+            self._update_filter_bar()
+            return
+        table = self.query_one("#findings-table", DataTable)
+        for label, width in COLUMNS:
+            table.add_column(label, width=width, key=label)
+        self.refresh_rows()
+        if self._pending_selection is not None:
+            self.select_finding(self._pending_selection)
+        table.focus()
+
+    # -- state -----------------------------------------------------------------------------------------
+
+    @property
+    def selected_finding(self) -> Finding | None:
+        index = self.selected_index
+        return None if index is None else self.analysis.findings[index]
+
+    @property
+    def selected_index(self) -> int | None:
+        if not self.visible_findings:
+            return None
+        row = self.query_one("#findings-table", DataTable).cursor_row
+        return self.visible_findings[row] if 0 <= row < len(self.visible_findings) else None
+
+    def select_finding(self, index: int) -> None:
+        """Show one finding, clearing filters that hide it."""
+        if not self.is_mounted or not self.analysis.findings:
+            self._pending_selection = index
+            return
+        self._pending_selection = None
+        if index not in self.visible_findings:
+            self.query_state = FindingQuery(sort=self.query_state.sort, descending=self.query_state.descending)
+            self.refresh_rows()
+        table = self.query_one("#findings-table", DataTable)
+        table.move_cursor(row=self.visible_findings.index(index), animate=False)
+        self._show_detail()
+        table.focus()
+
+    def refresh_rows(self) -> None:
+        if not self.analysis.findings:
+            return
+        keep = self.selected_index
+        self.visible_findings = self.query_state.apply(self.index)
+        table = self.query_one("#findings-table", DataTable)
+        table.clear()
+        table.add_rows(self._row(i) for i in self.visible_findings)
+        if keep is not None and keep in self.visible_findings:
+            table.move_cursor(row=self.visible_findings.index(keep), animate=False)
+        self._update_filter_bar()
+        self._show_detail()
+
+    def _row(self, index: int) -> tuple:
+        row = self._rows.get(index)
+        if row is None:
+            f = self.analysis.findings[index]
+            row = self._rows[index] = (severity_text(f.severity), f.code, finding_site(f), str(f.occurrences),
+                                       f.message)
+        return row
+
+    def _update_filter_bar(self) -> None:
+        total = len(self.analysis.findings)
+        text = Text(f"{len(self.visible_findings)} of {total} findings", style="bold")
+        text.append("  " + self.query_state.describe(), style="dim")
+        if self.index.multi_rank:
+            text.append("  R: rank  d: divergence", style="dim")
+        self.query_one("#filter-bar", Static).update(text)
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#finding-detail", FindingDetail)
+        detail.show(self.selected_finding, self.analysis.sources)
+
+    # -- events ----------------------------------------------------------------------------------------
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._show_detail()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        finding = self.selected_finding
+        if finding is not None:
+            self.post_message(ShowSource(finding.path, finding.line))
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        sort = COLUMN_SORT.get(str(event.column_key.value), "impact")
+        if sort == self.query_state.sort:
+            self.query_state.descending = not self.query_state.descending
+        else:
+            self.query_state.sort, self.query_state.descending = sort, False
+        self.refresh_rows()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.query_state.text = event.value
+        self.refresh_rows()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._focus_table()
+
+    # -- actions ---------------------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        search = self.query_one("#search", Input)
+        search.display = True
+        search.focus()
+
+    async def action_escape(self) -> None:
+        search = self.query_one("#search", Input)
+        if search.has_focus or self.query_state.text:
+            search.value = ""
+            search.display = False
+            self._focus_table()
+        else:
+            await self.tdiag.action_back()
+
+    def action_cycle_family(self) -> None:
+        self.query_state.family = cycle(self.index.families, self.query_state.family)
+        self.refresh_rows()
+
+    def action_cycle_severity(self) -> None:
+        self.query_state.severity = cycle(self.index.severities, self.query_state.severity)
+        self.refresh_rows()
+
+    def action_cycle_sort(self) -> None:
+        self.query_state.sort = cycle(list(SORT_KEYS), self.query_state.sort) or SORT_KEYS[0]
+        self.refresh_rows()
+
+    def action_reverse_sort(self) -> None:
+        self.query_state.descending = not self.query_state.descending
+        self.refresh_rows()
+
+    def action_cycle_rank(self) -> None:
+        if self.index.multi_rank:
+            self.query_state.rank = cycle(self.index.ranks, self.query_state.rank)
+            self.refresh_rows()
+        else:
+            self.notify("This record has a single rank.", severity="information")
+
+    def action_divergence(self) -> None:
+        self.query_state.family = None if self.query_state.family == "DIV" else "DIV"
+        if self.query_state.family and "DIV" not in self.index.families:
+            self.notify("No rank-divergence findings in this record.", severity="information")
+        self.refresh_rows()
+
+    def action_clear_filters(self) -> None:
+        self.query_state = FindingQuery()
+        self.query_one("#search", Input).value = ""
+        self.refresh_rows()
+
+    def action_edit(self) -> None:
+        finding = self.selected_finding
+        if finding is not None:
+            self.post_message(OpenInEditor(finding.path, finding.line))
+
+    def _focus_table(self) -> None:
+        if self.analysis.findings:
+            self.query_one("#findings-table", DataTable).focus()

@@ -1,0 +1,111 @@
+"""Graphs: every compiled graph, its ops, guards and forward/backward split; Enter shows its kernels."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, VerticalScroll
+from textual.widgets import DataTable, Static
+
+from tdiag.analyzer.model import Analysis, CompiledGraph
+from tdiag.tui.format import seconds, site_label
+from tdiag.tui.messages import ShowGraph
+from tdiag.tui.screens.base import TdiagScreen
+from tdiag.tui.widgets.snippet import code_block
+
+GUARDS_SHOWN = 30
+
+
+class GraphsScreen(TdiagScreen):
+    MODE = "graphs"
+    BINDINGS = [Binding("enter", "open_graph", "Kernels", show=False)]
+
+    def compose(self) -> ComposeResult:
+        yield self.nav()
+        with Container(id="graphs-body"):
+            if self.analysis.graphs:
+                yield DataTable(id="graphs-table", cursor_type="row", zebra_stripes=True)
+                with VerticalScroll(id="graph-pane"):
+                    yield Static(id="graph-summary")
+            else:
+                yield Static(Text("No graphs were compiled in this record.", style="bold"), id="no-graphs")
+        yield self.footer()
+
+    def on_mount(self) -> None:
+        if not self.analysis.graphs:
+            return
+        table = self.query_one("#graphs-table", DataTable)
+        for label, width in (("id", 6), ("function", 14), ("status", 7), ("ops", 4), ("kern", 4), ("time", 7)):
+            table.add_column(label, width=width)
+        for graph in self.analysis.graphs:
+            status = Text(graph.status, style="" if graph.status == "ok" else "yellow")
+            table.add_row(graph.compile_id, graph.code_name, status, str(graph.op_count), str(len(graph.kernels)),
+                          seconds(graph.compile_time_s), key=graph.compile_id)
+        table.focus()
+        self._show_summary()
+
+    @property
+    def selected_graph(self) -> CompiledGraph | None:
+        if not self.analysis.graphs:
+            return None
+        row = self.query_one("#graphs-table", DataTable).cursor_row
+        return self.analysis.graphs[row] if 0 <= row < len(self.analysis.graphs) else None
+
+    def select_graph(self, compile_id: str) -> None:
+        for row, graph in enumerate(self.analysis.graphs):
+            if graph.compile_id == compile_id:
+                self.query_one("#graphs-table", DataTable).move_cursor(row=row, animate=False)
+                self._show_summary()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._show_summary()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_graph()
+
+    def action_open_graph(self) -> None:
+        graph = self.selected_graph
+        if graph is not None:
+            self.post_message(ShowGraph(graph.compile_id))
+
+    def _show_summary(self) -> None:
+        graph = self.selected_graph
+        if graph is not None:
+            self.query_one("#graph-summary", Static).update(graph_summary(self.analysis, graph))
+
+
+def graph_summary(analysis: Analysis, graph: CompiledGraph) -> RenderableType:
+    parts: list[RenderableType] = [
+        Text.assemble((f"graph {graph.compile_id}", "bold"), f"  {graph.code_name}",
+                      (f"  {site_label(graph.path, graph.line)}", "dim")),
+        Text(f"{graph.op_count} ops · {graph.node_count} nodes · {graph.input_count} inputs · "
+             f"{len(graph.kernels)} kernels · compile {seconds(graph.compile_time_s)}"),
+    ]
+    if graph.status != "ok":
+        parts.append(Text(f"status {graph.status}: {graph.fail_reason or graph.fail_type or ''}", style="yellow"))
+    if graph.stages:
+        parts.append(Text("stages: " + ", ".join(f"{k} {seconds(v)}" for k, v in graph.stages.items()), style="dim"))
+    if graph.aot is not None:
+        aot = graph.aot
+        split = f"forward {aot.forward_nodes or '?'} nodes"
+        split += f" / backward {aot.backward_nodes or '?'} nodes" if aot.has_backward else " (inference, no backward)"
+        parts.append(Text(f"AOT split: {split}; {aot.saved_tensors} saved tensors"))
+    by_graph: dict[str, int] = {}
+    for kernel in graph.kernels:
+        by_graph[kernel.graph] = by_graph.get(kernel.graph, 0) + 1
+    if by_graph:
+        parts.append(Text("kernels: " + ", ".join(f"{n} {g}" for g, n in by_graph.items()) + "  (Enter: details)"))
+    parts.append(Text(f"\nGuards ({len(graph.guards) or graph.guard_count})", style="bold underline"))
+    for guard in graph.guards[:GUARDS_SHOWN]:
+        parts.append(Text.assemble((f"{guard.kind:<14}", "cyan"), guard.text))
+    if len(graph.guards) > GUARDS_SHOWN:
+        parts.append(Text(f"… {len(graph.guards) - GUARDS_SHOWN} more", style="dim"))
+    fx = analysis.code.get(graph.graph_code_ref or "")
+    if fx:
+        parts.append(Text("\nOps (Dynamo FX graph)", style="bold underline"))
+        parts.append(code_block(fx))
+    return Group(*parts)

@@ -1,0 +1,136 @@
+"""Overview: the run's headline numbers and the top problems, ranked by impact."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
+
+from tdiag.analyzer.model import Analysis
+from tdiag.tui.format import finding_site, seconds, severity_text
+from tdiag.tui.messages import ShowFinding
+from tdiag.tui.screens.base import TdiagScreen
+
+TOP_PROBLEMS = 50
+
+
+class OverviewScreen(TdiagScreen):
+    MODE = "overview"
+    BINDINGS = [Binding("enter", "open_selected", "Open finding", show=False)]
+
+    def compose(self) -> ComposeResult:
+        yield self.nav()
+        yield Static(run_line(self.analysis), id="run-info")
+        problems = record_problems(self.analysis)
+        if problems is not None:
+            yield Static(problems, id="record-problems")
+        yield Static(headline(self.analysis), id="headline")
+        if self.analysis.findings:
+            yield Static(self._top_title(), id="top-title")
+            yield DataTable(id="top-findings", cursor_type="row", zebra_stripes=True)
+        else:
+            yield Static(all_clear(self.analysis), id="all-clear")
+        yield self.footer()
+
+    def _top_title(self) -> Text:
+        total = len(self.analysis.findings)
+        shown = min(total, TOP_PROBLEMS)
+        more = f" (of {total}; press 2 for all)" if total > shown else ""
+        return Text(f"Top problems by impact{more}  ·  Enter opens one", style="bold")
+
+    def on_mount(self) -> None:
+        if not self.analysis.findings:
+            return
+        table = self.query_one("#top-findings", DataTable)
+        table.add_column("sev", width=7)
+        table.add_column("code", width=6)
+        table.add_column("site", width=22)
+        table.add_column("×", width=4)
+        table.add_column("problem")
+        for i, finding in enumerate(self.analysis.findings[:TOP_PROBLEMS]):
+            table.add_row(severity_text(finding.severity), finding.code, finding_site(finding),
+                          str(finding.occurrences), finding.message, key=str(i))
+        table.focus()
+
+    @property
+    def selected_index(self) -> int | None:
+        if not self.analysis.findings:
+            return None
+        return self.query_one("#top-findings", DataTable).cursor_row
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.post_message(ShowFinding(int(event.row_key.value)))
+
+    def action_open_selected(self) -> None:
+        if self.selected_index is not None:
+            self.post_message(ShowFinding(self.selected_index))
+
+
+def run_line(analysis: Analysis) -> Text:
+    run = analysis.run
+    text = Text(run.command or " ".join(run.argv) or "tdiag", style="bold")
+    details = [f"torch {run.torch_version}" if run.torch_version else None, run.device,
+               f"ran {seconds(run.duration_s)}" if run.duration_s is not None else None,
+               f"ranks {', '.join(map(str, run.ranks))}" if len(run.ranks) > 1 else None]
+    text.append("  " + " · ".join(d for d in details if d), style="dim")
+    if not run.complete:
+        text.append(f"  record incomplete ({run.exit_reason or 'unknown'})", style="bold yellow")
+    elif run.exit_code:
+        text.append(f"  program exited {run.exit_code}", style="bold yellow")
+    return text
+
+
+def record_problems(analysis: Analysis) -> Group | None:
+    run = analysis.run
+    if not run.record_problems and not run.notes and not run.incomplete_ranks:
+        return None
+    lines = [Text(f"⚠ {p}", style="yellow") for p in run.record_problems]
+    if run.record_problems:
+        lines.insert(0, Text("The record is damaged; showing what could be read:", style="bold yellow"))
+    if run.incomplete_ranks:
+        lines.append(Text(f"⚠ incomplete ranks: {', '.join(map(str, run.incomplete_ranks))}", style="yellow"))
+    lines += [Text(f"note: {n}", style="dim") for n in run.notes]
+    return Group(*lines)
+
+
+def headline(analysis: Analysis) -> Group:
+    s = analysis.summary
+    kernels = ", ".join(f"{n} {kind}" for kind, n in sorted(s.kernels_by_kind.items(), key=lambda kv: -kv[1]))
+    severities = ", ".join(f"{s.findings_by_severity[k]} {k}" for k in ("error", "warning", "info")
+                           if s.findings_by_severity.get(k))
+    pairs = [
+        ("graphs", str(s.graphs), "graph breaks", f"{s.graph_breaks} at {s.break_sites} sites"),
+        ("recompiles", str(s.recompiles), "fell back to eager", f"{s.eager_fallbacks} frames"),
+        ("compile time", seconds(s.compile_time_s), "frames compiled", str(s.frames_compiled)),
+    ]
+    grid = Table.grid(padding=(0, 1), expand=True)
+    grid.add_column(style="dim", no_wrap=True)
+    grid.add_column(style="bold", ratio=1)
+    grid.add_column(style="dim", no_wrap=True)
+    grid.add_column(style="bold", ratio=1)
+    for row in pairs:
+        grid.add_row(*row)
+    # Long lists get a whole row each, so they wrap within the screen instead of squeezing a column.
+    wide = Table.grid(padding=(0, 1), expand=True)
+    wide.add_column(style="dim", no_wrap=True)
+    wide.add_column(style="bold", ratio=1)
+    wide.add_row("kernels", kernels or "none recorded")
+    wide.add_row("findings", severities or "none")
+    return Group(grid, wide)
+
+
+def all_clear(analysis: Analysis) -> Text:
+    s = analysis.summary
+    if s.graph_breaks == 0 and s.recompiles == 0:
+        title = "No graph breaks, no recompilations."
+    else:
+        title = "No findings above the reporting threshold."
+    text = Text(f"✓ {title}\n", style="bold green")
+    text.append(f"{s.graphs} graph(s) compiled; nothing in this record needs changing.", style="")
+    if analysis.run.record_problems:
+        text.append("\nThe record was damaged, so some events may be missing (see above).", style="yellow")
+    return text

@@ -1,0 +1,113 @@
+"""Recompilations: per frame, the chain of compiled variants and the guard that failed before each one."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, VerticalScroll
+from textual.widgets import DataTable, Static
+
+from tdiag.analyzer.model import Analysis, FrameInfo, Recompile
+from tdiag.tui.format import site_label
+from tdiag.tui.messages import ShowGraph
+from tdiag.tui.screens.base import TdiagScreen
+
+
+class RecompilesScreen(TdiagScreen):
+    MODE = "recompiles"
+    BINDINGS = [Binding("enter", "open_graph", "Latest graph", show=False)]
+
+    def compose(self) -> ComposeResult:
+        yield self.nav()
+        with Container(id="recompiles-body"):
+            if self.analysis.frames:
+                yield DataTable(id="frames-table", cursor_type="row", zebra_stripes=True)
+                with VerticalScroll(id="chain-pane"):
+                    yield Static(id="chain")
+            else:
+                yield Static(Text("No frames were compiled in this record.", style="bold"), id="no-frames")
+        yield self.footer()
+
+    def on_mount(self) -> None:
+        if not self.analysis.frames:
+            return
+        table = self.query_one("#frames-table", DataTable)
+        table.add_column("function", width=16)
+        table.add_column("site", width=18)
+        table.add_column("variants", width=8)
+        table.add_column("limit", width=5)
+        for frame in self.frames:
+            table.add_row(frame.code_name, site_label(frame.path, frame.line), str(len(frame.variants)),
+                          Text("HIT", style="bold red") if frame.hit_recompile_limit else "")
+        table.focus()
+        self._show_chain()
+
+    @property
+    def frames(self) -> list[FrameInfo]:
+        # Frames that recompiled most come first: that is where the time goes.
+        return sorted(self.analysis.frames, key=lambda f: (-f.recompiles, -f.hit_recompile_limit, f.frame_id))
+
+    @property
+    def selected_frame(self) -> FrameInfo | None:
+        if not self.analysis.frames:
+            return None
+        row = self.query_one("#frames-table", DataTable).cursor_row
+        frames = self.frames
+        return frames[row] if 0 <= row < len(frames) else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._show_chain()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_graph()
+
+    def action_open_graph(self) -> None:
+        frame = self.selected_frame
+        if frame is not None and frame.variants:
+            self.post_message(ShowGraph(frame.variants[-1]))
+
+    def _show_chain(self) -> None:
+        frame = self.selected_frame
+        if frame is not None:
+            self.query_one("#chain", Static).update(variant_chain(self.analysis, frame))
+
+
+def variant_chain(analysis: Analysis, frame: FrameInfo) -> RenderableType:
+    by_id: dict[str, Recompile] = {r.compile_id: r for r in analysis.recompiles if r.frame_id == frame.frame_id}
+    parts: list[RenderableType] = [
+        Text.assemble((frame.code_name, "bold"), (f"  {site_label(frame.path, frame.line)}", "dim"),
+                      f"  {len(frame.variants)} variant(s), {frame.recompiles} recompile(s)")
+    ]
+    if frame.hit_recompile_limit:
+        parts.append(Text("✗ hit the recompile limit: later calls run eagerly", style="bold red"))
+    for position, compile_id in enumerate(frame.variants):
+        graph = analysis.graph(compile_id)
+        status = f"  [{graph.status}]" if graph is not None and graph.status != "ok" else ""
+        parts.append(Text.assemble(("\n● ", "cyan"), (compile_id, "bold"), status))
+        recompile = by_id.get(compile_id)
+        if position == 0 and recompile is None:
+            parts.append(Text("  first compile", style="dim"))
+            continue
+        if recompile is None:
+            parts.append(Text("  recompiled (no guard failure recorded)", style="dim"))
+            continue
+        if recompile.call_site is not None:
+            site = recompile.call_site
+            parts.append(Text(f"  called from {site_label(site.path, site.line, site.column)}", style="dim"))
+        for failure in recompile.failures:
+            parts.append(Text.assemble(("  guard failed on ", "dim"), (failure.entry, "bold"),
+                                       (f" ({failure.kind})", "yellow"), ": ", failure.text))
+            if failure.expected is not None or failure.actual is not None:
+                parts.append(Text.assemble(("    expected ", "dim"), (str(failure.expected), "green"),
+                                           ("  actual ", "dim"), (str(failure.actual), "red")))
+            if failure.path and failure.line:
+                parts.append(Text(f"    guard from {site_label(failure.path, failure.line)}"
+                                  + (f": {failure.source}" if failure.source else ""), style="dim"))
+    if frame.automatic_dynamic:
+        parts.append(Text("\nAutomatic dynamic shapes", style="bold underline"))
+        parts += [Text(f"  {decision}") for decision in frame.automatic_dynamic]
+    return Group(*parts)

@@ -1,0 +1,163 @@
+"""A recorded source file with a gutter: one mark per line that broke a graph, caused a recompile or feeds kernels.
+
+Uses Textual's line API, so a file of any length costs only the lines on screen.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tdiag.tui.format import SOURCE_NOT_AVAILABLE
+from tdiag.tui.index import MARK_BREAK, MARK_FINDING, MARK_KERNEL, MARK_RECOMPILE, LineMarks
+from tdiag.tui.widgets.snippet import SYNTAX_THEME
+
+# Letters rather than glyphs, so the gutter reads the same in a monochrome terminal and in a screen reader.
+MARK_GLYPHS = {
+    MARK_BREAK: ("B", Style(color="red", bold=True)),
+    MARK_RECOMPILE: ("R", Style(color="yellow", bold=True)),
+    MARK_FINDING: ("!", Style(color="magenta", bold=True)),
+    MARK_KERNEL: ("K", Style(color="cyan")),
+}
+CURSOR_STYLE = Style(bgcolor="grey23")
+GUTTER_STYLE = Style(dim=True)
+
+
+class SourceView(ScrollView, can_focus=True):
+    BINDINGS = [
+        Binding("up,k", "move(-1)", "Up", show=False),
+        Binding("down,j", "move(1)", "Down", show=False),
+        Binding("pageup", "move(-20)", "Page up", show=False),
+        Binding("pagedown", "move(20)", "Page down", show=False),
+        Binding("home", "move(-1000000)", "Top", show=False),
+        Binding("end", "move(1000000)", "Bottom", show=False),
+        Binding("n", "next_mark(1)", "Next mark"),
+        Binding("N,p", "next_mark(-1)", "Prev mark"),
+        Binding("enter", "select", "Findings here"),
+    ]
+
+    cursor_line: reactive[int] = reactive(1)
+
+    class LineChanged(Message):
+        def __init__(self, path: str, line: int) -> None:
+            super().__init__()
+            self.path = path
+            self.line = line
+
+    class LineSelected(LineChanged):
+        pass
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.path = ""
+        self.available = False
+        self.marks: dict[int, LineMarks] = {}
+        self._lines: list[Text] = []
+        self._strips: dict[int, Strip] = {}
+        self._number_width = 3
+
+    def show(self, path: str, source: str | None, marks: dict[int, LineMarks], line: int = 1) -> None:
+        self.path = path
+        self.available = source is not None
+        self.marks = marks
+        if source is None:
+            self._lines = [Text(f"{SOURCE_NOT_AVAILABLE}: {path} was not recorded", style="dim italic")]
+        else:
+            highlighted = Syntax(source, "python", theme=SYNTAX_THEME).highlight(source)
+            self._lines = highlighted.split("\n", allow_blank=True)
+            if len(self._lines) > 1 and not self._lines[-1].plain and source.endswith("\n"):
+                self._lines.pop()
+        self._strips.clear()
+        self._number_width = max(3, len(str(len(self._lines))))
+        width = max((line.cell_len for line in self._lines), default=0) + self._gutter_width
+        self.virtual_size = Size(width, len(self._lines))
+        self.cursor_line = self._clamp(line)
+        # The first show happens before layout, when the view has no height to centre in yet.
+        self.call_after_refresh(self._reveal_cursor, True)
+        self.refresh()
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
+    @property
+    def _gutter_width(self) -> int:
+        return self._number_width + 3
+
+    def _clamp(self, line: int) -> int:
+        return max(1, min(line, max(1, len(self._lines))))
+
+    def watch_cursor_line(self, old: int, new: int) -> None:
+        self.refresh()
+        if self.path:
+            self.post_message(self.LineChanged(self.path, new))
+
+    def action_move(self, delta: int) -> None:
+        self.cursor_line = self._clamp(self.cursor_line + delta)
+        self._reveal_cursor()
+
+    def action_next_mark(self, direction: int) -> None:
+        lines = sorted(self.marks) if direction > 0 else sorted(self.marks, reverse=True)
+        target = next((n for n in lines if (n - self.cursor_line) * direction > 0), None)
+        if target is not None:
+            self.cursor_line = self._clamp(target)
+            self._reveal_cursor(center=True)
+
+    def action_select(self) -> None:
+        if self.path:
+            self.post_message(self.LineSelected(self.path, self.cursor_line))
+
+    def move_to(self, line: int) -> None:
+        self.cursor_line = self._clamp(line)
+        self.call_after_refresh(self._reveal_cursor, True)
+
+    def _reveal_cursor(self, center: bool = False) -> None:
+        height = self.scrollable_content_region.height or 1
+        row = self.cursor_line - 1
+        top = self.scroll_offset.y
+        if center and not top <= row < top + height:
+            self.scroll_to(y=max(0, row - height // 2), animate=False, immediate=True)
+        elif row < top:
+            self.scroll_to(y=row, animate=False, immediate=True)
+        elif row >= top + height:
+            self.scroll_to(y=row - height + 1, animate=False, immediate=True)
+
+    def on_click(self, event) -> None:
+        line = self.scroll_offset.y + event.y + 1
+        if 1 <= line <= len(self._lines):
+            self.cursor_line = line
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        number = scroll_y + y + 1
+        width = self.scrollable_content_region.width
+        if number > len(self._lines):
+            return Strip.blank(width)
+        code = self._code_strip(number).crop(scroll_x, scroll_x + max(0, width - self._gutter_width))
+        strip = Strip.join([self._gutter(number), code]).extend_cell_length(width).crop(0, width)
+        if number == self.cursor_line and self.available:
+            strip = strip.apply_style(CURSOR_STYLE)
+        return strip
+
+    def _gutter(self, number: int) -> Strip:
+        marks = self.marks.get(number)
+        glyph, style = MARK_GLYPHS[marks.primary] if marks and marks.kinds else (" ", GUTTER_STYLE)
+        if not self.available:
+            return Strip([Segment(" " * self._gutter_width)])
+        return Strip([Segment(f"{number:>{self._number_width}} ", GUTTER_STYLE), Segment(glyph, style),
+                      Segment(" ")])
+
+    def _code_strip(self, number: int) -> Strip:
+        strip = self._strips.get(number)
+        if strip is None:
+            segments = list(self._lines[number - 1].render(self.app.console, end=""))
+            strip = self._strips[number] = Strip(segments)
+        return strip
