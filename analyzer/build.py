@@ -101,25 +101,27 @@ class Builder:
 
     # -- compiled graphs ------------------------------------------------------------------------------------------
     def _graphs(self) -> list[CompiledGraph]:
-        guards: dict[str, TorchEvent] = {}
-        graph_code: dict[str, TorchEvent] = {}
-        cache: dict[str, dict[str, str]] = defaultdict(dict)
-        bwd: dict[str, dict[str, Any]] = {}
+        # Keyed by (rank, compile id): every rank numbers its compiles from 0/0.
+        guards: dict[tuple[Any, str | None], TorchEvent] = {}
+        graph_code: dict[tuple[Any, str | None], TorchEvent] = {}
+        cache: dict[tuple[Any, str | None], dict[str, str]] = defaultdict(dict)
+        bwd: dict[tuple[Any, str | None], dict[str, Any]] = {}
         for ev in self.log.torch:
-            cid = ev.compile_id
+            key = (ev.rank, ev.compile_id)
             if ev.name == "dynamo_cpp_guards_str" or ev.name == "dynamo_guards":
-                guards[cid] = ev
+                guards[key] = ev
             elif ev.name == "dynamo_output_graph":
-                graph_code[cid] = ev
+                graph_code[key] = ev
             elif ev.name in CACHE_ARTIFACTS:
                 stage, state = CACHE_ARTIFACTS[ev.name]
-                cache[cid][stage] = state
+                cache[key][stage] = state
             elif ev.name == "bwd_compilation_metrics":
-                bwd[cid] = ev.data if ev.data else ev.meta.get("bwd_compilation_metrics", {})
+                bwd[key] = ev.data if ev.data else ev.meta.get("bwd_compilation_metrics", {})
         graphs = []
         for ev in self.log.named("compilation_metrics"):
             m = ev.data
             cid = str(m.get("compile_id") or ev.compile_id)
+            key = (ev.rank, cid)
             frame_id, _, fcid = cid.rpartition("/")
             g = CompiledGraph(
                 compile_id=cid,
@@ -136,19 +138,19 @@ class Builder:
                 fail_type=m.get("fail_type"),
                 fail_reason=m.get("fail_reason"),
                 start_time=m.get("start_time"),
-                cache=dict(cache.get(cid, {})),
+                cache=dict(cache.get(key, {})),
                 rank=ev.rank,
             )
-            g.stages = _stages(m, bwd.get(cid))
+            g.stages = _stages(m, bwd.get(key))
             g.compile_time_s += g.stages.get("backward", 0.0)
             if g.fail_type:
                 g.status = "failed"
-            elif not m.get("has_guarded_code", True) or (g.op_count == 0 and cid not in graph_code):
+            elif not m.get("has_guarded_code", True) or (g.op_count == 0 and key not in graph_code):
                 g.status = "empty"
-            if cid in guards:
-                g.guards = [self._guard(p) for p in parse_guard_tree(guards[cid].payload)]
-            if cid in graph_code:
-                g.graph_code_ref = self._store_code(graph_code[cid])
+            if key in guards:
+                g.guards = [self._guard(p) for p in parse_guard_tree(guards[key].payload)]
+            if key in graph_code:
+                g.graph_code_ref = self._store_code(graph_code[key])
             graphs.append(g)
         return graphs
 
@@ -170,7 +172,7 @@ class Builder:
         sites_by_cid: dict[tuple[Any, str | None], list[dict[str, Any]]] = defaultdict(list)
         for s in self.log.break_sites:
             sites_by_cid[(s.get("rank"), s.get("compile_id"))].append(s)
-        failed = {g.compile_id: g for g in self.analysis.graphs if g.status == "failed"}
+        failed = {(g.rank, g.compile_id): g for g in self.analysis.graphs if g.status == "failed"}
         out = []
         for ev in self.log.named("artifact:dynamo_graph_break_reason"):
             text = ev.payload or ""
@@ -178,7 +180,7 @@ class Builder:
             cid = ev.compile_id or "?"
             queue = sites_by_cid.get((ev.rank, cid)) or []
             hook = queue.pop(0) if queue else None
-            gb = self._graph_break(cid, parsed, hook, text, failed.get(cid))
+            gb = self._graph_break(cid, parsed, hook, text, failed.get((ev.rank, cid)))
             gb.rank = ev.rank
             out.append(gb)
         return out
@@ -226,12 +228,12 @@ class Builder:
 
     # -- recompilations -------------------------------------------------------------------------------------------
     def _recompiles(self) -> list[Recompile]:
-        graphs = {g.compile_id: g for g in self.analysis.graphs}
-        starts = {ev.compile_id: ev for ev in self.log.named("dynamo_start")}
+        graphs = {(g.rank, g.compile_id): g for g in self.analysis.graphs}
+        starts = {(ev.rank, ev.compile_id): ev for ev in self.log.named("dynamo_start")}
         out = []
         for ev in self.log.named("artifact:recompile_reasons"):
             cid = ev.compile_id or "?"
-            g = graphs.get(cid)
+            g = graphs.get((ev.rank, cid))
             failures = []
             for item in split_recompile_payload(ev.payload):
                 p = parse_guard_failure(item)
@@ -249,7 +251,7 @@ class Builder:
                     path=g.path if g else "<unknown>",
                     line=g.line if g else 0,
                     failures=failures,
-                    call_site=self._call_site(starts.get(cid)),
+                    call_site=self._call_site(starts.get((ev.rank, cid))),
                     time=ev.t,
                     rank=ev.rank,
                 )
@@ -257,28 +259,34 @@ class Builder:
         return out
 
     def _call_site(self, start: TorchEvent | None) -> Site | None:
-        """The user line that called the compiled frame (the frame below it on dynamo_start's stack)."""
+        """The user line that entered torch.compile for this frame: where mark_dynamic & co. belong.
+
+        Frames resumed after a graph break sit below their parent's compiled code on the stack, so the entry is the
+        last user frame before the first torch.compile wrapper frame, not simply the caller.
+        """
         if start is None:
             return None
-        stack = start.data.get("stack") or []
         names = self._interned_names()
         frames = []
-        for entry in stack:
+        for entry in start.data.get("stack") or []:
             fn = entry.get("filename")
-            path = names.get(fn, fn) if isinstance(fn, int) else fn
-            frames.append((str(path), entry.get("line"), entry.get("name")))
-        for path, line, name in reversed(frames[:-1]):
+            path = names.get((start.rank, fn), fn) if isinstance(fn, int) else fn
+            frames.append((str(path), _int(entry.get("line")), entry.get("name")))
+        entry_index = next((i for i, f in enumerate(frames) if f[0].replace("\\", "/").endswith("_dynamo/eval_frame.py")), None)
+        candidates = frames[:entry_index] if entry_index is not None else frames[:-1]
+        for path, line, name in reversed(candidates):
             if not self.paths.is_library(path) and not self.paths.is_tool(path):
-                return Site(self.paths.display(path), _int(line), function=name)
+                return Site(self.paths.display(path), line, function=name)
         return None
 
-    def _interned_names(self) -> dict[int, str]:
+    def _interned_names(self) -> dict[tuple[Any, int], str]:
+        """(rank, index) -> file name: each process interns its own file names."""
         if not hasattr(self, "_names"):
             self._names = {}
             for ev in self.log.named("str"):
                 value = ev.meta.get("str")
                 if isinstance(value, list) and len(value) == 2:
-                    self._names[value[1]] = value[0]
+                    self._names[(ev.rank, value[1])] = value[0]
         return self._names
 
     # -- frames ---------------------------------------------------------------------------------------------------
@@ -293,16 +301,19 @@ class Builder:
             if g.fail_reason and any(m in g.fail_reason.lower() for m in RECOMPILE_LIMIT_MARKERS):
                 f.hit_recompile_limit = True
         for r in self.analysis.recompiles:
-            for (_, fid), f in frames.items():
-                if fid == r.frame_id:
-                    f.recompiles += 1
-                    break
+            f = frames.get((r.rank, r.frame_id))
+            if f is not None:
+                f.recompiles += 1
         for ev in self.log.named("create_symbol"):
             d = ev.data
-            fid = _int(ev.meta.get("frame_id"))
-            for (_, frame_id), f in frames.items():
-                if frame_id == fid and d.get("source"):
-                    f.automatic_dynamic.append(f"{d.get('source')} -> {d.get('symbol')} (dynamic)")
+            source = str(d.get("source") or "")
+            f = frames.get((ev.rank, _int(ev.meta.get("frame_id"))))
+            # Resume-function arguments (___stack0) are Dynamo's own plumbing, not inputs the user can mark.
+            if f is None or not source or "___stack" in source:
+                continue
+            decision = f"{source} -> dynamic"
+            if decision not in f.automatic_dynamic:
+                f.automatic_dynamic.append(decision)
         return list(frames.values())
 
     # -- compiler detail (kernels) --------------------------------------------------------------------------------

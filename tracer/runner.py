@@ -85,7 +85,7 @@ def run(target: Target) -> Outcome:
         sys.path[0] = os.getcwd()
     try:
         if target.kind == "script":
-            runpy.run_path(target.name, run_name="__main__")
+            _run_script(target.name)
         else:
             runpy._run_module_as_main(target.name, alter_argv=True)  # exactly what `python -m` calls
         return Outcome(0, "exit")
@@ -103,6 +103,33 @@ def run(target: Target) -> Outcome:
             sys.path[0] = saved_path0
 
 
+def _run_script(path: str) -> None:
+    """Like ``python path``: argv[0] as given, ``__file__`` and code filenames absolute, a fresh ``__main__``."""
+    import builtins
+    import importlib.machinery
+    import types
+
+    abspath = os.path.abspath(path)
+    with open(abspath, "rb") as fh:
+        code = compile(fh.read(), abspath, "exec", dont_inherit=True)
+    main = types.ModuleType("__main__")
+    main.__dict__.update(
+        __file__=abspath,
+        __builtins__=builtins,
+        __loader__=importlib.machinery.SourceFileLoader("__main__", abspath),
+        __spec__=None,
+        __package__=None,
+        __cached__=None,
+    )
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
 def _exit_status(code: object) -> int:
     if code is None:
         return 0
@@ -113,6 +140,7 @@ def _exit_status(code: object) -> int:
 
 def _print_exception(exc: BaseException) -> None:
     tb = _user_traceback(exc.__traceback__)
+    exc.with_traceback(tb)  # the default excepthook prints the exception's own traceback
     try:
         sys.excepthook(type(exc), exc, tb)
     except Exception:
@@ -121,7 +149,7 @@ def _print_exception(exc: BaseException) -> None:
 
 def _user_traceback(tb: TracebackType | None) -> TracebackType | None:
     """Drop the leading frames of this runner and runpy, so the traceback starts in user code as under python."""
-    ours = {os.path.realpath(__file__), os.path.realpath(runpy.__file__), "<frozen runpy>"}
+    ours = {os.path.realpath(__file__), os.path.realpath(runpy.__file__), "<frozen runpy>"}  # -m goes through runpy
     while tb is not None and _real(tb.tb_frame.f_code.co_filename) in ours:
         tb = tb.tb_next
     return tb

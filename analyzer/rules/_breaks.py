@@ -50,7 +50,7 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
             groups[b.site.key].append(b)
     findings = []
     for (path, line), breaks in groups.items():
-        first = breaks[0]
+        first = next((b for b in breaks if b.site.column), breaks[0])  # prefer the break that saw the exact column
         compile_ids = sorted({b.compile_id for b in breaks}, key=_cid_key)
         findings.append(
             Finding(

@@ -83,10 +83,17 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
     return findings
 
 
+def frame_label(r: Recompile) -> str:
+    return f"{r.code_name} ({r.path}:{r.line})"
+
+
 def subject_name(failure: GuardFailure | None) -> str:
     if failure is None or not failure.subject:
         return "an input"
     s = failure.subject
+    if "___stack" in s:
+        # A resume function's argument: a value computed before a graph break (e.g. an .item() result).
+        return "a value carried across a graph break (e.g. an .item() result)"
     for prefix in ("L['", "G['"):
         if s.startswith(prefix) and s.endswith("']"):
             return s[len(prefix) : -2]

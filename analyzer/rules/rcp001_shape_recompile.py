@@ -22,7 +22,7 @@ or `torch.compile(model, dynamic=True)`; pad or bucket when the sizes come from 
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import recompile_findings, subject_name
+from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
 
 RULE = Rule("RCP001", "shape-recompile", "warning", "Recompiled because a tensor size changed")
 
@@ -30,7 +30,7 @@ RULE = Rule("RCP001", "shape-recompile", "warning", "Recompiled because a tensor
 def _message(r, f):
     dim = f" dim {f.dim}" if f and f.dim is not None else ""
     values = f" (expected {f.expected}, got {f.actual})" if f and f.expected and f.actual else ""
-    return f"{r.code_name} recompiled: size of {subject_name(f)}{dim} changed{values}"
+    return f"{frame_label(r)} recompiled: size of {subject_name(f)}{dim} changed{values}"
 
 
 def _fix(r, f):

@@ -17,7 +17,7 @@ Pass the value as a tensor (`torch.tensor(k)`), keep it fixed, or let it be dyna
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import recompile_findings, subject_name
+from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
 
 RULE = Rule("RCP002", "scalar-recompile", "warning", "Recompiled because a Python scalar changed")
 
@@ -26,7 +26,7 @@ def check(ctx):
     return recompile_findings(
         ctx,
         RULE,
-        lambda r, f: f"{r.code_name} recompiled: Python value {subject_name(f)} changed"
+        lambda r, f: f"{frame_label(r)} recompiled: Python value {subject_name(f)} changed"
         + (f" (compiled for {f.expected})" if f and f.expected else ""),
         lambda r, f: f"pass {subject_name(f)} as a tensor, or keep it constant across calls",
     )

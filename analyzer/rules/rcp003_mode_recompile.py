@@ -18,7 +18,7 @@ inside the compiled region.
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import recompile_findings, subject_name
+from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
 
 RULE = Rule("RCP003", "mode-recompile", "warning", "Recompiled because train()/eval() or a flag flipped")
 
@@ -27,7 +27,7 @@ def check(ctx):
     return recompile_findings(
         ctx,
         RULE,
-        lambda r, f: f"{r.code_name} recompiled: {subject_name(f)} flipped"
+        lambda r, f: f"{frame_label(r)} recompiled: {subject_name(f)} flipped"
         + (f" (compiled for {f.expected})" if f and f.expected else ""),
         lambda r, f: "compile one function per mode (train/eval), or keep the flag fixed",
     )

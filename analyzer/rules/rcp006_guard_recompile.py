@@ -16,7 +16,7 @@ Keep the guarded property stable across calls (the failing guard is shown with t
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import recompile_findings
+from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings
 
 RULE = Rule("RCP006", "guard-recompile", "warning", "Recompiled because a guard failed")
 
@@ -25,6 +25,6 @@ def check(ctx):
     return recompile_findings(
         ctx,
         RULE,
-        lambda r, f: f"{r.code_name} recompiled: guard failed: {f.text if f else 'unknown guard'}",
+        lambda r, f: f"{frame_label(r)} recompiled: guard failed: {f.text if f else 'unknown guard'}",
         lambda r, f: "keep the guarded property stable across calls",
     )

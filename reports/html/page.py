@@ -46,8 +46,8 @@ class FindingView:
     expected: str
     actual: str
     gb_url: str | None
-    patch_lines: list[tuple[str, str]]  # (css class, line with its newline) so the copied text equals the patch
     ranks: str  # "0 1 3": ranks where it occurred, for the rank selector
+    same_as: tuple[str, int] | None = None  # (anchor, rank) of an earlier finding with the same explanation and hints
 
 
 @dataclass
@@ -168,6 +168,9 @@ def _run_rows(analysis: Analysis) -> list[tuple[str, str]]:
 
 def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[str]]) -> list[FindingView]:
     seen: Counter[str] = Counter()
+    # torch's explanation and hints are per break type: with hundreds of findings, repeating them would make the
+    # page mostly boilerplate, so later findings link to the first one that shows them
+    explained: dict[tuple[str, tuple[str, ...]], tuple[str, int]] = {}
     views = []
     for rank, f in enumerate(analysis.findings, start=1):
         # two files with one basename can give one anchor; later ones get a suffix so every permalink is unique
@@ -177,7 +180,6 @@ def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[s
             anchor = f"{anchor}-{seen[anchor]}"
         ev = f.evidence or {}
         src = lines.get(f.path)
-        suggestion = f.suggestion
         views.append(
             FindingView(
                 f=f,
@@ -188,20 +190,34 @@ def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[s
                 reason=_text(ev.get("reason")),
                 explanation=_text(ev.get("explanation")),
                 hints=[_text(h) for h in ev.get("hints") or [] if h],
-                user_stack=[_frame(fr) for fr in ev.get("user_stack") or []],
+                user_stack=_stack(f, ev.get("user_stack") or []),
                 guard=_text(ev.get("guard")),
                 expected=_text(ev.get("expected")),
                 actual=_text(ev.get("actual")),
                 gb_url=safe_url(f.gb_url),
-                patch_lines=_patch_lines(suggestion.patch) if suggestion and suggestion.patch else [],
                 ranks=" ".join(r for r, n in f.ranks.items() if n),
             )
         )
+        view = views[-1]
+        key = (view.explanation, tuple(view.hints))
+        if any(key):
+            if key in explained:
+                view.same_as = explained[key]
+            else:
+                explained[key] = (anchor, rank)
     return views
 
 
 def _text(value: Any) -> str:
     return "" if value is None else str(value)
+
+
+def _stack(f: Finding, frames: list[Any]) -> list[StackFrame]:
+    stack = [_frame(fr) for fr in frames]
+    # a one-frame stack at the finding's own line says nothing the header does not
+    if len(stack) == 1 and (stack[0].path, stack[0].line) == (f.path, f.line):
+        return []
+    return stack
 
 
 def _frame(value: Any) -> StackFrame:
@@ -213,23 +229,6 @@ def _frame(value: Any) -> StackFrame:
         code=_text(get("code", "")),
         is_user=bool(get("is_user", True)),
     )
-
-
-def _patch_lines(patch: str) -> list[tuple[str, str]]:
-    out = []
-    for line in patch.splitlines(keepends=True):
-        if line.startswith(("+++", "---")):
-            cls = "pf"
-        elif line.startswith("@@"):
-            cls = "ph"
-        elif line.startswith("+"):
-            cls = "pa"
-        elif line.startswith("-"):
-            cls = "pd"
-        else:
-            cls = ""
-        out.append((cls, line))
-    return out
 
 
 def _sources(analysis: Analysis, slugs: dict[str, str], findings: list[FindingView]) -> list[SourceFile]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-EXCERPT_CONTEXT = 2  # lines shown above and below a finding's line
+EXCERPT_CONTEXT = 1  # lines shown above and below a finding's line
 
 
 @dataclass
@@ -56,13 +56,14 @@ class SourceFile:
     lines: list[SourceLine]
     finding_count: int
 
+    @property
+    def gutter(self) -> str:
+        # numbers live in their own <pre> beside the code: a per-line element would double the size of large files
+        return "\n".join(str(n) for n in range(1, len(self.lines) + 1))
+
 
 def annotate(path: str, slug: str, text: str, marks: dict[int, list[tuple[str, str, str]]]) -> SourceFile:
     lines = []
     for number, line in enumerate(text.splitlines(), start=1):
         lines.append(SourceLine(number, line, target=number in marks, anchors=marks.get(number, [])))
     return SourceFile(path, slug, lines, sum(len(v) for v in marks.values()))
-
-
-def split_lines(text: str) -> list[str]:
-    return text.splitlines()

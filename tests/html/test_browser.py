@@ -57,6 +57,11 @@ def test_loads_cleanly_and_renders_every_chart(context, report_file, artifacts: 
     for chart_id in charts:
         page.wait_for_selector(f"#{chart_id} svg.main-svg", state="attached")
     page.screenshot(path=str(artifacts / "html-report.png"), full_page=True)
+    # line numbers sit in their own <pre>: they must stay aligned with the code, badges included
+    heights = page.eval_on_selector_all(
+        ".srcbox", "boxes => boxes.map(b => [b.querySelector('.gut').scrollHeight, b.querySelector('.src').scrollHeight])"
+    )
+    assert heights and all(g == s for g, s in heights)
     assert log.errors == []
     assert log.dialogs == []
     # nothing but the file itself was loaded

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from plotly.offline import get_plotlyjs
@@ -157,12 +158,21 @@ def test_annotated_source_marks_link_to_findings(dom: Node, analysis: Analysis) 
     assert sorted(s.find("summary").find("code").text() for s in sources) == sorted(analysis.sources)
     for section in sources:
         path = section.find("summary").find("code").text()
-        lines = section.find("pre", cls="src").find_all("span", cls="l")
-        assert len(lines) == len(analysis.sources[path].splitlines())
-        for number, (span, text) in enumerate(zip(lines, analysis.sources[path].splitlines()), start=1):
+        text = analysis.sources[path]
+        code = section.find("pre", cls="src")
+        gutter = section.find("pre", cls="gut").text().split("\n")
+        assert gutter == [str(n) for n in range(1, len(text.splitlines()) + 1)]
+        marked = {int(span.attrs["id"].rsplit("-L", 1)[1]): span for span in code.find_all("span", cls="hit")}
+        assert set(marked) == {f.line for f in analysis.findings if f.path == path}
+        for number, span in marked.items():
             badges = [a.attrs["href"][1:] for a in span.find_all("a", cls="badge")]
             assert badges == [f.anchor for f in analysis.findings_at(path, number)]
-            assert span.text().startswith(f"{number}{text}")
+            assert span.text().startswith(text.splitlines()[number - 1])
+        # badges aside, the code block is the recorded file verbatim
+        without_badges = code.text()
+        for a in code.find_all("a", cls="badge"):
+            without_badges = without_badges.replace(" " + a.text(), "", 1)
+        assert without_badges == "".join(line + "\n" for line in text.splitlines())
     for f in analysis.findings:
         link = _finding(dom, f).find("a", cls="loc").attrs["href"]
         assert dom.by_id(link[1:]).tag == "span"
@@ -272,3 +282,16 @@ def test_write_html_inlines_plotly(tmp_path, analysis: Analysis) -> None:
     text = out.read_text(encoding="utf-8")
     assert text == render_html(analysis)
     assert text.count(get_plotlyjs()) == 1
+
+
+def test_recorded_sample_renders() -> None:
+    """The analysis of a real `tdiag run examples/train.py` (tests/data), not only the hand-built fixture."""
+    sample = Path(__file__).parents[1] / "data" / "sample_analysis.json"
+    if not sample.exists():
+        pytest.skip("tests/data/sample_analysis.json not present")
+    analysis = Analysis.from_dict(json.loads(sample.read_text(encoding="utf-8")))
+    page = parse(render(analysis, plotly_bundle=PLOTLY_STUB))
+    articles = page.by_id("findings").find_all("article", cls="finding")
+    assert [a.attrs["id"] for a in articles] == [f.anchor for f in analysis.findings]
+    assert len(page.by_id("graphs").find_all("details", cls="graph")) == len(analysis.graphs)
+    assert set(script_json(page, "tdiag-charts")) == {d.attrs["id"] for d in page.find_all("div", cls="chart")}

@@ -11,6 +11,7 @@ class Block(torch.nn.Module):
         return self.norm(torch.relu(self.lin(x)) + x)
 
 
+torch.manual_seed(0)
 model = torch.nn.Sequential(Block(), Block())
 compiled = torch.compile(model, backend="aot_eager")
 opt = torch.optim.SGD(model.parameters(), lr=0.1)

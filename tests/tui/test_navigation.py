@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tdiag.tui import make_app
 from tdiag.tui.screens.findings import FindingsScreen
 from tdiag.tui.screens.graph_detail import GraphDetailScreen
 
-SIZES = [(80, 24), (140, 44)]
-
-
-@pytest.mark.parametrize("size", SIZES)
-async def test_number_keys_switch_screens(sample, size):
+async def test_number_keys_switch_screens(sample):
     app = make_app(sample)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=(140, 44)) as pilot:
         assert app.screen.id == "overview"
         for key, screen_id in (("2", "findings"), ("3", "recompiles"), ("4", "graphs"), ("5", "source"),
                                ("1", "overview")):

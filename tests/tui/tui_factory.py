@@ -323,3 +323,13 @@ def broken_record_analysis() -> Analysis:
     analysis.run.record_problems = ["line 812: truncated JSON (record cut short)", "line 40: unknown event 'foo'"]
     analysis.sources = {}
     return analysis
+
+
+def screen_text(app) -> str:
+    """The characters on screen, in order, from the app's SVG screenshot (styles dropped)."""
+    import html
+    import re
+
+    svg = app.export_screenshot()
+    pieces = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    return html.unescape("".join(pieces)).replace("\xa0", " ")

@@ -6,7 +6,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
-from textual.widgets import DataTable, Input, Static
+from textual.timer import Timer
+from textual.widgets import Input, Static
 
 from tdiag.analyzer.model import Finding
 from tdiag.tui.format import finding_site, severity_text
@@ -15,8 +16,10 @@ from tdiag.tui.query import SORT_KEYS, FindingQuery, cycle
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.screens.overview import all_clear
 from tdiag.tui.widgets.finding_detail import FindingDetail
+from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
 
 COLUMNS = (("sev", 7), ("code", 6), ("site", 24), ("×", 4), ("problem", 80))
+DETAIL_DELAY_S = 0.06
 COLUMN_SORT = {"sev": "severity", "code": "code", "site": "site", "×": "occurrences", "problem": "impact"}
 
 
@@ -39,33 +42,32 @@ class FindingsScreen(TdiagScreen):
         super().__init__()
         self.query_state = FindingQuery()
         self.visible_findings: list[int] = []  # indexes into Analysis.findings, in table order
-        self._rows: dict[int, tuple] = {}
         self._pending_selection: int | None = None
+        self._detail_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield self.nav()
         yield Static(id="filter-bar")
-        yield Input(placeholder="search code, name, message, path…  (Enter keeps, Escape clears)", id="search")
+        if self.analysis.findings:
+            yield Input(placeholder="search code, name, message, path…  (Enter keeps, Escape clears)", id="search")
         with Container(id="findings-body"):
             if self.analysis.findings:
-                yield DataTable(id="findings-table", cursor_type="row", zebra_stripes=True)
+                with Container(id="findings-list"):
+                    yield RowTableHeader(header_content(COLUMNS, "screen.sort_column"), id="findings-header")
+                    yield RowTable(COLUMNS, self._cells, id="findings-table")
                 yield FindingDetail(id="finding-detail")
             else:
                 yield Static(all_clear(self.analysis), id="no-findings")
         yield self.footer()
 
     def on_mount(self) -> None:
-        self.query_one("#search", Input).display = False
         if not self.analysis.findings:
             self._update_filter_bar()
             return
-        table = self.query_one("#findings-table", DataTable)
-        for label, width in COLUMNS:
-            table.add_column(label, width=width, key=label)
         self.refresh_rows()
         if self._pending_selection is not None:
             self.select_finding(self._pending_selection)
-        table.focus()
+        self._focus_table()
 
     # -- state -----------------------------------------------------------------------------------------
 
@@ -76,10 +78,9 @@ class FindingsScreen(TdiagScreen):
 
     @property
     def selected_index(self) -> int | None:
-        if not self.visible_findings:
+        if not self.analysis.findings:
             return None
-        row = self.query_one("#findings-table", DataTable).cursor_row
-        return self.visible_findings[row] if 0 <= row < len(self.visible_findings) else None
+        return self.query_one("#findings-table", RowTable).cursor_item
 
     def select_finding(self, index: int) -> None:
         """Show one finding, clearing filters that hide it."""
@@ -90,8 +91,8 @@ class FindingsScreen(TdiagScreen):
         if index not in self.visible_findings:
             self.query_state = FindingQuery(sort=self.query_state.sort, descending=self.query_state.descending)
             self.refresh_rows()
-        table = self.query_one("#findings-table", DataTable)
-        table.move_cursor(row=self.visible_findings.index(index), animate=False)
+        table = self.query_one("#findings-table", RowTable)
+        table.cursor_row = self.visible_findings.index(index)
         self._show_detail()
         table.focus()
 
@@ -100,21 +101,16 @@ class FindingsScreen(TdiagScreen):
             return
         keep = self.selected_index
         self.visible_findings = self.query_state.apply(self.index)
-        table = self.query_one("#findings-table", DataTable)
-        table.clear()
-        table.add_rows(self._row(i) for i in self.visible_findings)
-        if keep is not None and keep in self.visible_findings:
-            table.move_cursor(row=self.visible_findings.index(keep), animate=False)
+        table = self.query_one("#findings-table", RowTable)
+        position = {item: row for row, item in enumerate(self.visible_findings)}
+        table.set_items(self.visible_findings, position.get(keep, 0) if keep is not None else 0)
         self._update_filter_bar()
         self._show_detail()
 
-    def _row(self, index: int) -> tuple:
-        row = self._rows.get(index)
-        if row is None:
-            f = self.analysis.findings[index]
-            row = self._rows[index] = (severity_text(f.severity), f.code, finding_site(f), str(f.occurrences),
-                                       f.message)
-        return row
+    def _cells(self, index: int) -> list[Text]:
+        f = self.analysis.findings[index]
+        return [severity_text(f.severity), Text(f.code), Text(finding_site(f)), Text(str(f.occurrences)),
+                Text(f.message)]
 
     def _update_filter_bar(self) -> None:
         total = len(self.analysis.findings)
@@ -130,19 +126,21 @@ class FindingsScreen(TdiagScreen):
 
     # -- events ----------------------------------------------------------------------------------------
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
         event.stop()
-        self._show_detail()
+        # Holding a key down should move the cursor at key speed; the detail pane follows once it settles.
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+        self._detail_timer = self.set_timer(DETAIL_DELAY_S, self._show_detail)
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_row_table_selected(self, event: RowTable.Selected) -> None:
         event.stop()
         finding = self.selected_finding
         if finding is not None:
             self.post_message(ShowSource(finding.path, finding.line))
 
-    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
-        event.stop()
-        sort = COLUMN_SORT.get(str(event.column_key.value), "impact")
+    def action_sort_column(self, label: str) -> None:
+        sort = COLUMN_SORT.get(label, "impact")
         if sort == self.query_state.sort:
             self.query_state.descending = not self.query_state.descending
         else:
@@ -161,11 +159,17 @@ class FindingsScreen(TdiagScreen):
     # -- actions ---------------------------------------------------------------------------------------
 
     def action_search(self) -> None:
+        if not self.analysis.findings:
+            self.notify("No findings to search.", severity="information")
+            return
         search = self.query_one("#search", Input)
         search.display = True
         search.focus()
 
     async def action_escape(self) -> None:
+        if not self.analysis.findings:
+            await self.tdiag.action_back()
+            return
         search = self.query_one("#search", Input)
         if search.has_focus or self.query_state.text:
             search.value = ""
@@ -205,7 +209,8 @@ class FindingsScreen(TdiagScreen):
 
     def action_clear_filters(self) -> None:
         self.query_state = FindingQuery()
-        self.query_one("#search", Input).value = ""
+        if self.analysis.findings:
+            self.query_one("#search", Input).value = ""
         self.refresh_rows()
 
     def action_edit(self) -> None:
@@ -215,4 +220,6 @@ class FindingsScreen(TdiagScreen):
 
     def _focus_table(self) -> None:
         if self.analysis.findings:
-            self.query_one("#findings-table", DataTable).focus()
+            self.query_one("#findings-table", RowTable).focus()
+        else:
+            self.set_focus(None)

@@ -21,6 +21,7 @@ class FindingDetail(VerticalScroll):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.finding: Finding | None = None
+        self.rendered: RenderableType = Text("")
 
     def compose(self):
         yield Static(id="finding-detail-body")
@@ -30,7 +31,8 @@ class FindingDetail(VerticalScroll):
             return
         self.finding = finding
         body = self.query_one("#finding-detail-body", Static)
-        body.update(render_finding(finding, sources) if finding else Text("No finding selected", style="dim"))
+        self.rendered = render_finding(finding, sources) if finding else Text("No finding selected", style="dim")
+        body.update(self.rendered)
         self.scroll_home(animate=False)
 
 

@@ -18,22 +18,24 @@ def source_snippet(
     """``column`` and ``end_column`` are 1-based like the model's; ``end_column`` is exclusive, as in ruff."""
     if source is None:
         return Text(SOURCE_NOT_AVAILABLE, style="dim italic")
-    total = source.count("\n") + 1
-    if not 1 <= line <= total:
-        return Text(f"line {line} is outside the recorded source ({total} lines)", style="dim italic")
+    lines = source.splitlines()
+    if not 1 <= line <= len(lines):
+        return Text(f"line {line} is outside the recorded source ({len(lines)} lines)", style="dim italic")
+    # Lex only the window shown: Syntax would otherwise tokenize the whole file on every repaint.
+    first = max(1, line - context)
+    window = lines[first - 1 : min(len(lines), line + context)]
     syntax = Syntax(
-        source,
+        "\n".join(window),
         "python",
         theme=SYNTAX_THEME,
         line_numbers=True,
-        line_range=(max(1, line - context), min(total, line + context)),
+        start_line=first,
         highlight_lines={line},
         word_wrap=False,
     )
     if column:
-        text_line = source.splitlines()[line - 1] if source.splitlines() else ""
-        end = end_column if end_column and end_column > column else len(text_line) + 1
-        syntax.stylize_range(EXPRESSION_STYLE, (line, column - 1), (line, end - 1))
+        end = end_column if end_column and end_column > column else len(lines[line - 1]) + 1
+        syntax.stylize_range(EXPRESSION_STYLE, (line - first + 1, column - 1), (line - first + 1, end - 1))
     return syntax
 
 

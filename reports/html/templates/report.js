@@ -29,6 +29,20 @@
     }
   }, true);
 
+  // Diff colouring: the patch is server-rendered as plain text (readable without JS, and a third of the size)
+  var diffClass = { "+": "pa", "-": "pd", "@": "ph" };
+  document.querySelectorAll("pre.diff").forEach(function (pre) {
+    var text = pre.textContent;
+    pre.textContent = "";
+    text.split(/(?<=\n)/).forEach(function (line) {
+      var span = document.createElement("span");
+      var head = line.slice(0, 3);
+      span.className = head === "+++" || head === "---" ? "pf" : diffClass[line.charAt(0)] || "";
+      span.textContent = line;
+      pre.appendChild(span);
+    });
+  });
+
   // Copy buttons
   function copyText(text) {
     if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);

@@ -1,0 +1,120 @@
+"""RCP001/DYN001: a tensor size changed between calls. Mark the dimension dynamic before the compiled call.
+
+The finding's line is the caller's line (for DYN001: the recompile's call site). The guarded name is a parameter of
+the compiled function, so the patch maps it to the argument the call passes; an argument that is an expression is
+bound to a name first, since ``mark_dynamic`` has to see the very tensor object the call receives.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+from libcst.helpers import parse_template_statement
+
+from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.suggestions.call_sites import argument_for, compiled_call_on_line, frame_params
+from tdiag.analyzer.suggestions.context import (
+    NoPatch,
+    SuggestionContext,
+    patch_for,
+    replace_statement,
+    torch_alias,
+    with_torch_import,
+)
+
+# "L['x'].size()[0] -> dynamic": the tensor-size decisions in FrameInfo.automatic_dynamic.
+_SIZE_DECISION = re.compile(r"^L\['(?P<name>\w+)'\]\.size\(\)\[(?P<dim>\d+)\]")
+
+WHY = (
+    "Every new size compiles the function again until Dynamo gives up on specialising it (or hits the recompile "
+    "limit and falls back to eager). Marking the dimension dynamic before the first call compiles one graph "
+    "with a symbolic size that serves every value."
+)
+
+
+def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    target = _target(finding, ctx)
+    if target is None:
+        if finding.code == "DYN001" and _scalar_decision(finding):
+            from tdiag.analyzer.suggestions import scalar_arg
+
+            return scalar_arg.suggest(finding, ctx)
+        raise NoPatch("no call site recorded for this recompile")
+    path, line, frame, frame_path, frame_line, subject, dim = target
+    tree = ctx.tree(path)
+    call = compiled_call_on_line(tree, line, frame)
+    arg = argument_for(call, subject, frame_params(ctx, frame_path, frame, frame_line))
+    statement = tree.enclosing_statement_line(call)
+    if statement is None:
+        raise NoPatch("the compiled call is inside a compound statement's header; mark the tensor where it is made")
+    torch = torch_alias(tree)
+    config = tree.module.config_for_parsing
+    lines = []
+    if isinstance(arg.value, cst.Name):
+        tensor = arg.value
+        new_statement = statement
+    else:
+        # `compiled(torch.randn(b, 8))`: bind the argument so mark_dynamic sees the tensor the call receives.
+        tensor = cst.Name(tree.fresh_name(subject, statement))
+        lines.append(parse_template_statement("{name} = {value}", config=config, name=tensor, value=arg.value))
+        new_statement = statement.deep_replace(arg.value, tensor)
+    lines.append(
+        parse_template_statement(
+            "{torch}._dynamo.mark_dynamic({tensor}, {dim})",
+            config=config, torch=cst.Name(torch), tensor=tensor, dim=cst.Integer(str(dim)),
+        )
+    )
+    lines[0] = lines[0].with_changes(leading_lines=statement.leading_lines)
+    new_statement = new_statement.with_changes(leading_lines=[])
+    patch = patch_for(tree, with_torch_import(tree, replace_statement(tree, statement, [*lines, new_statement])))
+    return Suggestion(
+        title=f"Mark `{tensor.value}` dim {dim} dynamic before the call",
+        why=WHY,
+        patch=patch,
+        alternatives=_alternatives(finding),
+    )
+
+
+def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    target = _target(finding, ctx)
+    subject, dim = (target[5], target[6]) if target else (finding.evidence.get("subject") or "x", finding.evidence.get("dim") or 0)
+    return Suggestion(
+        title=f"Mark `{subject}` dim {dim} dynamic before the compiled call",
+        why=WHY,
+        alternatives=[f"torch._dynamo.mark_dynamic({subject}, {dim}) on the tensor before the call", *_alternatives(finding)],
+    )
+
+
+def _alternatives(finding: Finding) -> list[str]:
+    return [
+        "torch.compile(..., dynamic=True): every size symbolic from the first compile (may cost some speed)",
+        "when the sizes come from a small set (e.g. a last partial batch), pad or bucket to those sizes, "
+        "or drop the last batch (DataLoader(drop_last=True)), so each size compiles once",
+    ]
+
+
+def _target(finding: Finding, ctx: SuggestionContext):
+    """(call path, call line, frame, frame path, frame line, parameter, dim) for the finding, or None."""
+    ev = finding.evidence
+    if finding.code == "RCP001":
+        if ev.get("subject") is None or ev.get("dim") is None:
+            return None
+        return finding.path, finding.line, ev.get("frame"), ev.get("frame_path"), ev.get("frame_line"), _plain(ev["subject"]), ev["dim"]
+    for decision in ev.get("decisions", []):
+        m = _SIZE_DECISION.match(decision)
+        if not m:
+            continue
+        for r in ctx.analysis.recompiles:
+            if r.code_name == finding.function and r.path == finding.path and r.line == finding.line and r.call_site:
+                return r.call_site.path, r.call_site.line, r.code_name, r.path, r.line, m["name"], int(m["dim"])
+    return None
+
+
+def _scalar_decision(finding: Finding) -> bool:
+    return any(re.match(r"^L\['\w+'\]\s*->", d) for d in finding.evidence.get("decisions", []))
+
+
+def _plain(subject: str) -> str:
+    m = re.match(r"^L\['(\w+)'\]$", subject)
+    return m.group(1) if m else subject

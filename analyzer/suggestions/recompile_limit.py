@@ -1,0 +1,28 @@
+"""RCP005: the recompile limit was hit; from then on the function runs eagerly, uncompiled, on every call."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.suggestions.context import SuggestionContext
+
+
+def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    failures = [f for f in finding.evidence.get("failures") or [] if f]
+    cause = Counter(failures).most_common(1)[0][0] if failures else "guards that kept failing"
+    frame = finding.function or "this function"
+    return Suggestion(
+        title=f"RECOMPILE LIMIT HIT: {frame} is no longer compiled and runs eagerly on every call",
+        why=(
+            f"Each call brought a value the compiled graphs were not guarded for (e.g. `{cause}`), so Dynamo "
+            "compiled again until torch._dynamo.config.recompile_limit; after that it stops compiling this code and "
+            "all later calls run in eager mode, silently losing every speed-up. Fix the cause below rather than "
+            "raising the limit."
+        ),
+        alternatives=[
+            f"remove the cause: `{cause}` changes between calls; see the RCP findings at this frame for a rewrite",
+            "pass values that change per call as tensors, and mark changing sizes dynamic (mark_dynamic)",
+            "only if the variants are few and intended: raise torch._dynamo.config.recompile_limit",
+        ],
+    )

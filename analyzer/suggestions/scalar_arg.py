@@ -1,0 +1,110 @@
+"""RCP002 (and DYN001 on a scalar): a Python number argument is guarded on, so each new value recompiles.
+
+Passed as a 0-d tensor the value is data, not a constant baked into the graph. The patch wraps the argument in
+``torch.tensor(...)`` at every call of the compiled function in its file, and only when the function uses the
+parameter purely in tensor arithmetic (a tensor in ``range()``, a shape or an ``if`` would break or change type).
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+from libcst.helpers import parse_template_expression
+
+from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.suggestions.call_sites import argument_for, calls_to, frame_params
+from tdiag.analyzer.suggestions.context import (
+    NoPatch,
+    SuggestionContext,
+    patch_for,
+    replace_nodes,
+    torch_alias,
+    with_torch_import,
+)
+from tdiag.analyzer.suggestions.syntax import dotted
+from tdiag.analyzer.suggestions.tensor_use import only_tensor_arithmetic, reads_of
+
+WHY = (
+    "Dynamo treats Python numbers, strings and flags passed to a compiled function as constants and guards on "
+    "their value, so every new value compiles again (until automatic dynamic makes ints symbolic, and floats "
+    "stay specialised). A tensor argument is data: one graph serves every value."
+)
+
+
+def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    name, frame, frame_path, frame_line = _target(finding)
+    if name is None or not frame:
+        raise NoPatch("the guarded value is not a named argument")
+    params = frame_params(ctx, frame_path, frame, frame_line)
+    if params is None or name not in params:
+        raise NoPatch(f"`{name}` is not a parameter of {frame}: it is computed inside the compiled code")
+    expected = finding.evidence.get("expected")
+    if expected is not None and not _is_number(expected):
+        raise NoPatch(f"`{name}` takes values like {expected}, which are not numbers")
+    tree = ctx.tree(frame_path)
+    func = tree.function_def(frame, frame_line)
+    inside = func.body.body[0]
+    reads = reads_of(tree, name, inside)
+    problem = "cannot see every use" if reads is None else only_tensor_arithmetic(tree, name, reads)
+    if problem:
+        raise NoPatch(f"a tensor `{name}` would not behave like the number inside {frame}: {problem}")
+    torch = torch_alias(tree)
+    replacements = {}
+    for call in calls_to(tree, frame):
+        arg = argument_for(call, name, params)
+        if isinstance(arg.value, cst.Call) and dotted(arg.value.func) in (f"{torch}.tensor", f"{torch}.as_tensor"):
+            continue
+        replacements[arg.value] = parse_template_expression(
+            "{torch}.tensor({value})", config=tree.module.config_for_parsing, torch=cst.Name(torch), value=arg.value
+        )
+    if not replacements:
+        raise NoPatch(f"no call `{frame}(...)` in {frame_path} passes `{name}` as a plain value")
+    new_module = with_torch_import(tree, replace_nodes(tree.module, replacements))
+    return Suggestion(
+        title=f"Pass `{name}` as a tensor",
+        why=WHY,
+        patch=patch_for(tree, new_module),
+        alternatives=_alternatives(name),
+    )
+
+
+def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    name = _target(finding)[0] or "the value"
+    return Suggestion(
+        title=f"Keep `{name}` fixed across calls, or pass it as a tensor",
+        why=WHY,
+        alternatives=_alternatives(name),
+    )
+
+
+def _alternatives(name: str) -> list[str]:
+    return [
+        f"keep `{name}` constant in the hot loop (hoist it, or read it from a config once)",
+        f"pass `{name}` as a 0-d tensor (torch.tensor({name})) when the function only does arithmetic with it",
+        "when it takes a few values on purpose (a mode string, a flag), that is one graph per value: "
+        "check the count stays below torch._dynamo.config.recompile_limit",
+    ]
+
+
+def _target(finding: Finding):
+    """(parameter, frame, frame path, frame line)."""
+    ev = finding.evidence
+    if finding.code == "DYN001":
+        for decision in ev.get("decisions", []):
+            m = re.match(r"^L\['(\w+)'\]\s*->", decision)
+            if m:
+                return m.group(1), finding.function, finding.path, finding.line
+        return None, None, None, None
+    subject = ev.get("subject") or ""
+    m = re.match(r"^L\['(\w+)'\]$", subject)
+    name = m.group(1) if m else subject if subject.isidentifier() else None
+    return name, ev.get("frame"), ev.get("frame_path"), ev.get("frame_line")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text.strip() not in ("True", "False")

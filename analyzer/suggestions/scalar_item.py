@@ -1,0 +1,119 @@
+"""BRK002: ``.item()`` inside compiled code. Keep the value a tensor when it only feeds tensor arithmetic;
+otherwise let Dynamo capture the scalar (``capture_scalar_outputs``)."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.helpers import parse_template_statement
+
+from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, torch_alias, with_torch_import
+from tdiag.analyzer.suggestions.syntax import SourceTree, dotted
+from tdiag.analyzer.suggestions.tensor_use import only_tensor_arithmetic, reads_of
+
+KEEP_TENSOR_WHY = (
+    "`.item()` copies the value to the host, which forces a device sync and ends the graph; the Python float it "
+    "returns is then also guarded on, so a new value can recompile the code after it. Arithmetic with a 0-d "
+    "tensor gives the same result and stays in one graph."
+)
+CAPTURE_WHY = (
+    "With capture_scalar_outputs Dynamo keeps `.item()` in the graph as a symbolic scalar instead of breaking, "
+    "and does not specialise on its value. Branching on that value in Python still breaks the graph."
+)
+CAPTURE_FLAG = "_dynamo.config.capture_scalar_outputs"
+
+
+def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    tree = ctx.tree(finding.path)
+    call = host_call_on_line(tree, finding, ("item",))
+    try:
+        return _keep_tensor(tree, call)
+    except NoPatch as why_not:
+        suggestion = capture_scalar_outputs(tree)
+        suggestion.alternatives.insert(0, f"keep it a tensor (no patch: {why_not})")
+        return suggestion
+
+
+def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    return Suggestion(
+        title="Keep the value a tensor, or set torch._dynamo.config.capture_scalar_outputs = True",
+        why=KEEP_TENSOR_WHY,
+        alternatives=_vectorise_alternatives(),
+    )
+
+
+def host_call_on_line(tree: SourceTree, finding: Finding, methods: tuple[str, ...]) -> cst.Call:
+    """The ``.item()``-style call the break points at (by column when several are on the line)."""
+    calls = [
+        c
+        for c in tree.nodes_on_line(cst.Call, finding.line)
+        if isinstance(c.func, cst.Attribute) and c.func.attr.value in methods and not c.args
+    ]
+    if finding.column is not None and len(calls) > 1:
+        # Columns are 1-based; a break points at the whole call expression.
+        at_column = [c for c in calls if tree.positions[c].start.column + 1 == finding.column]
+        calls = at_column or calls
+    if len(calls) != 1:
+        raise NoPatch(f"expected one .{'/.'.join(methods)}() call on line {finding.line}, found {len(calls)}")
+    return calls[0]
+
+
+def _keep_tensor(tree: SourceTree, call: cst.Call) -> Suggestion:
+    assign = tree.parent(call)
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+        raise NoPatch("the .item() result is not assigned to a name")
+    name = assign.targets[0].target.value
+    if tree.enclosing_function(call) is None:
+        raise NoPatch("the .item() call is not inside a function")
+    reads = reads_of(tree, name, assign)
+    if reads is None:
+        raise NoPatch(f"`{name}` is reassigned or used by an inner function")
+    problem = only_tensor_arithmetic(tree, name, reads)
+    if problem:
+        raise NoPatch(problem)
+    assert isinstance(call.func, cst.Attribute)
+    new_module = tree.module.deep_replace(call, call.func.value)
+    return Suggestion(
+        title=f"Keep `{name}` a tensor: drop .item()",
+        why=KEEP_TENSOR_WHY,
+        patch=patch_for(tree, new_module),
+        alternatives=[
+            "set torch._dynamo.config.capture_scalar_outputs = True to trace .item() as a symbolic scalar",
+            *_vectorise_alternatives(),
+        ],
+    )
+
+
+def capture_scalar_outputs(tree: SourceTree) -> Suggestion:
+    """The patch that turns on capture_scalar_outputs right after the file's ``import torch``."""
+    if CAPTURE_FLAG in tree.text:
+        raise NoPatch("the file already sets capture_scalar_outputs")
+    torch = torch_alias(tree)
+    flag_line = parse_template_statement(
+        "{torch}._dynamo.config.capture_scalar_outputs = True", config=tree.module.config_for_parsing, torch=cst.Name(torch)
+    )
+    module = with_torch_import(tree, tree.module)
+    body = list(module.body)
+    at = next((i + 1 for i, stmt in enumerate(body) if _imports_torch(stmt)), None)
+    if at is None:
+        raise NoPatch("no top-level `import torch` line to put the setting after")
+    new_module = module.with_changes(body=[*body[:at], flag_line, *body[at:]])
+    return Suggestion(
+        title="Set torch._dynamo.config.capture_scalar_outputs = True",
+        why=CAPTURE_WHY,
+        patch=patch_for(tree, new_module),
+        alternatives=_vectorise_alternatives(),
+    )
+
+
+def _imports_torch(stmt: cst.CSTNode) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    return any(isinstance(s, cst.Import) and any(dotted(a.name) == "torch" for a in s.names) for s in stmt.body)
+
+
+def _vectorise_alternatives() -> list[str]:
+    return [
+        "vectorise: express the per-element Python logic as tensor operations so no value leaves the device",
+        "move the host read out of the compiled function and pass the result in",
+    ]

@@ -1,0 +1,48 @@
+"""BRK005: a call Dynamo will not trace (a C function, a skipped library, an unsupported builtin)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext
+from tdiag.analyzer.suggestions.syntax import dotted
+
+WHY = (
+    "Dynamo cannot see inside this call, so it ends the graph, runs the call in Python and resumes in a new graph. "
+    "Moving the call out of the compiled region, or telling the compiler how to treat it, keeps one graph."
+)
+
+
+def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    callee = _callee(finding, ctx) or "the call"
+    shown = f"`{callee}`" if callee != "the call" else callee
+    return Suggestion(
+        title=f"Keep {shown} out of the graph, or register it as an op",
+        why=WHY,
+        patch_note="no patch: which option fits depends on what the function does",
+        alternatives=[
+            f"move {shown} out of the compiled function: call it before and pass the result in "
+            "(best when it does not depend on tensors computed inside)",
+            f"wrap it in a helper decorated with @torch.compiler.disable: the graph still splits there, "
+            "but Dynamo stops trying to trace it",
+            f"torch.compiler.allow_in_graph({callee if callee != 'the call' else 'fn'}): put it in the graph as "
+            "one opaque call (only for functions that take and return tensors and have no side effects)",
+            "torch.library.custom_op('mylib::name', mutates_args=()) with a @name.register_fake (meta) function: "
+            "a real op that Dynamo, AOTAutograd and Inductor treat as one node",
+        ],
+    )
+
+
+def _callee(finding: Finding, ctx: SuggestionContext) -> str | None:
+    """The dotted name of the call the break points at, from the recorded source."""
+    try:
+        tree = ctx.tree(finding.path)
+    except NoPatch:
+        return None
+    calls = tree.nodes_on_line(cst.Call, finding.line)
+    if finding.column is not None:
+        exact = [c for c in calls if tree.positions[c].start.column + 1 == finding.column]
+        calls = exact or calls
+    names = [dotted(c.func) for c in calls if dotted(c.func)]
+    return names[0] if len(names) == 1 else None

@@ -1,0 +1,27 @@
+"""The closing lines of the human formats: how many findings, and where to go next."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from tdiag.analyzer.model import SEVERITIES
+from tdiag.reports.lint.diagnostics import plural
+
+if TYPE_CHECKING:
+    from tdiag.analyzer.model import Finding
+    from tdiag.reports.lint.options import LintOptions
+
+
+def footer(findings: list[Finding], options: LintOptions) -> str:
+    if not findings:
+        return "All checks passed: no findings.\n"
+    by_severity = Counter(f.severity for f in findings)
+    parts = ", ".join(f"{by_severity[s]} {s}" for s in SEVERITIES if by_severity[s])
+    first_code = min(f.code for f in findings)
+    record = options.record or "RECORD"
+    return (
+        f"Found {plural(len(findings), 'finding')} ({parts}).\n"
+        f"Run `tdiag rule {first_code}` to see why a rule matters and how to fix it, "
+        f"or `tdiag tui {record}` to explore each finding in context.\n"
+    )

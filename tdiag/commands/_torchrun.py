@@ -1,0 +1,58 @@
+"""``tdiag run --nproc-per-node N``: launch N ranks through torchrun, each under ``tdiag run``, into one run directory.
+
+The launcher chooses the run directory before any rank starts and passes it to every rank as ``-o DIR``, so the
+ranks never have to agree on a name among themselves; each rank writes its own ``events.rank{R}.jsonl`` there.
+Ranks run quietly (``-q --no-tui``): the launcher prints one summary of the merged analysis once all ranks are
+done, which is the only point at which every rank's record is complete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from tdiag.errors import TdiagError
+from tdiag.rundir import choose_run_dir
+from tdiag.tracer import runner
+
+
+def launch(args: argparse.Namespace) -> int:
+    if args.nproc_per_node < 1:
+        raise TdiagError("--nproc-per-node must be at least 1")
+    target = runner.Target("module" if args.as_module else "script", args.program, list(args.args))
+    runner.validate(target)
+    run_dir = choose_run_dir(args.output, target.label)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TdiagError(f"cannot create the record directory {run_dir}: {exc.strerror or exc}") from None
+    command = torchrun_command(args, run_dir)
+    try:
+        # torchrun forwards SIGINT/SIGTERM to the ranks and reports a failing rank with its own exit code.
+        exit_code = subprocess.call(command)
+    except KeyboardInterrupt:
+        exit_code = 130
+    from tdiag.commands.run import _after_run
+
+    _after_run(args, run_dir, exit_code)
+    return exit_code
+
+
+def torchrun_command(args: argparse.Namespace, run_dir: Path) -> list[str]:
+    """``python -m torch.distributed.run --standalone --nproc-per-node N -m tdiag run -o DIR -q --no-tui [opts] program args``."""
+    rank_options = ["-o", str(run_dir), "-q", "--no-tui"]
+    if args.source_root:
+        rank_options += ["--source-root", str(Path(args.source_root).resolve())]
+    if args.deep:
+        rank_options.append("--deep")
+    for pattern in args.redact:
+        rank_options += ["--redact", pattern]
+    if args.as_module:
+        rank_options.append("-m")
+    return [
+        # --standalone: a private rendezvous on a free port, so two jobs on one machine do not collide
+        sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(args.nproc_per_node),
+        "-m", "tdiag", "run", *rank_options, args.program, *args.args,
+    ]

@@ -1,0 +1,115 @@
+"""``tdiag lint``: a record's findings in ruff's output formats, with ruff's exit codes, for CI.
+
+Exit status: 0 when no selected finding is at or above ``--fail-on`` (default ``warning``, so ``info`` findings
+such as DYN001 never fail a build unless asked), 1 when one is, 2 for a usage error or a record that cannot be
+read. ``--exit-zero`` turns 1 into 0 and leaves 2 alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from pathlib import Path
+
+from tdiag.analyzer.model import SEVERITIES, SEVERITY_RANK
+from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, TdiagError
+
+DEFAULT_FAIL_ON = "warning"
+
+
+class LintCommand:
+    name = "lint"
+    help = "Report a record's findings in lint formats (full, concise, json, json-lines, sarif, github, junit)."
+
+    def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
+        from tdiag.reports.lint import DEFAULT_FORMAT, RENDERERS
+
+        parser.add_argument("record", help="a run directory or an events*.jsonl file")
+        parser.add_argument("--format", choices=list(RENDERERS), default=DEFAULT_FORMAT, help="output format (default: %(default)s)")
+        parser.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes, comma-separated (BRK, RCP001, ALL)")
+        parser.add_argument("--ignore", action="append", metavar="CODES", help="leave out these codes or prefixes, comma-separated")
+        parser.add_argument(
+            "--fail-on", choices=SEVERITIES, default=DEFAULT_FAIL_ON, help="exit 1 when a finding is at least this severe (default: %(default)s)"
+        )
+        parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings are reported")
+        parser.add_argument("--statistics", action="store_true", help="count findings per code instead of listing them")
+        parser.add_argument("--output-file", metavar="FILE", help="write the report here instead of stdout")
+
+    def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        selection = _selection(args)
+        analysis = _analyse(args.record)
+        selected = dataclasses.replace(analysis, findings=[f for f in analysis.findings if selection.includes(f.code)])
+        _write(_report(selected, args), args.output_file)
+        _append_step_summary(selected)
+        if args.exit_zero:
+            return EXIT_CLEAN
+        threshold = SEVERITY_RANK[args.fail_on]
+        failing = any(SEVERITY_RANK.get(f.severity, len(SEVERITIES)) <= threshold for f in selected.findings)
+        return EXIT_FINDINGS if failing else EXIT_CLEAN
+
+
+def _selection(args: argparse.Namespace):
+    from tdiag.analyzer.rules import FAMILIES, registry
+    from tdiag.reports.lint.selection import ALL, CodeSelection, UnknownSelector, parse_selectors
+
+    selection = CodeSelection(tuple(parse_selectors(args.select)) or (ALL,), tuple(parse_selectors(args.ignore)))
+    try:
+        selection.validate(registry(), FAMILIES)
+    except UnknownSelector as exc:
+        raise TdiagError(f"unknown rule code or prefix: {exc} (see `tdiag rule --all`)") from None
+    return selection
+
+
+def _analyse(record: str):
+    from tdiag.analyzer import build
+
+    if not Path(record).exists():
+        raise TdiagError(f"no record at {record}")
+    try:
+        return build(record)
+    except TdiagError:
+        raise
+    except Exception as exc:  # an internal error must read as exit 2, never as "findings" (1)
+        raise TdiagError(f"internal error while analysing {record}: {type(exc).__name__}: {exc}") from exc
+
+
+def _report(analysis, args: argparse.Namespace) -> str:
+    if args.statistics:
+        from tdiag.reports.lint.statistics import render
+
+        return render(analysis.findings, args.format)
+    from tdiag.reports.lint import LintOptions, render
+
+    return render(analysis, args.format, LintOptions(record=args.record))
+
+
+def _write(text: str, output_file: str | None) -> None:
+    if not output_file:
+        sys.stdout.write(text)
+        return
+    try:
+        Path(output_file).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise TdiagError(f"cannot write {output_file}: {exc.strerror or exc}") from None
+
+
+def _append_step_summary(analysis) -> None:
+    """Inside GitHub Actions, leave a Markdown summary on the job page (best effort: never fails the lint)."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return
+    from tdiag.reports.lint.step_summary import fit_to_budget, markdown_summary
+
+    try:
+        used = os.path.getsize(target) if os.path.exists(target) else 0
+        text = fit_to_budget(markdown_summary(analysis), used)
+        if text:
+            with open(target, "a", encoding="utf-8") as fh:
+                fh.write(text)
+    except OSError as exc:
+        print(f"tdiag lint: could not write the job summary {target}: {exc.strerror or exc}", file=sys.stderr)
+
+
+COMMAND = LintCommand()

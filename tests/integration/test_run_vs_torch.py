@@ -1,0 +1,132 @@
+"""`tdiag run` agrees with torch's own accounting on every fixture program (the structured trace torch itself
+writes under TORCH_TRACE, and torch._dynamo.explain for single calls)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from oracle import account
+from tdiag.analyzer import build
+from conftest import PROGRAMS
+
+# program -> the rule codes its problems must be reported under (and nothing else of the BRK/RCP families)
+EXPECTED = {
+    "data_dependent_if.py": {"BRK001"},
+    "item_call.py": {"BRK002"},
+    "tolist_numpy.py": {"BRK003"},
+    "print_call.py": {"BRK004"},
+    "unsupported_builtin.py": {"BRK005"},
+    "c_function.py": {"BRK005"},
+    "third_party_call.py": {"BRK005"},
+    "generator_ctx.py": {"BRK006"},
+    "nested_break.py": {"BRK001"},
+    "batch_size_change.py": {"RCP001"},
+    "scalar_arg_change.py": {"RCP002"},
+    "train_eval_flip.py": {"RCP003"},
+    "dtype_change.py": {"RCP004"},
+    "recompile_limit.py": {"RCP005", "RCP002"},
+    "clean.py": set(),
+}
+
+
+@pytest.mark.parametrize("program", sorted(EXPECTED))
+def test_counts_and_sites_match_torch(program, recorded, session_env, tmp_path):
+    run_dir, proc = recorded(program)
+    assert proc.returncode == 0, proc.stderr
+    analysis = build(run_dir)
+    torch_says = account(PROGRAMS / program, session_env, tmp_path / "trace")
+
+    # the program ran exactly as under python
+    assert proc.stdout == torch_says.stdout
+
+    s = analysis.summary
+    assert s.graphs == torch_says.graphs
+    assert s.frames_compiled == torch_says.frame_compiles
+    assert s.graph_breaks == len(torch_says.breaks)
+    assert s.recompiles == len(torch_says.recompile_reasons)
+    assert s.eager_fallbacks == torch_says.failed_frames
+
+    # every break at the line torch names in the program's own file (innermost frame there), with torch's GB id
+    ours = Counter((b.gb_id, b.site.line) for b in analysis.breaks)
+    theirs = Counter((b["gb_id"], [ln for f, ln in b["lines"] if f == program][-1]) for b in torch_says.breaks)
+    assert ours == theirs
+
+    # every recompile reason torch gave is the one we report
+    reported = [f.text for r in analysis.recompiles for f in r.failures]
+    for text in reported:
+        assert any(text in reason for reason in torch_says.recompile_reasons), text
+
+    codes = {f.code for f in analysis.findings if f.family in ("BRK", "RCP")}
+    assert codes == EXPECTED[program]
+    assert all(f.path == program for f in analysis.findings if f.family == "BRK")
+
+
+def test_library_break_points_at_the_user_line_and_keeps_the_library_frame(recorded):
+    run_dir, _ = recorded("third_party_call.py")
+    (finding,) = [f for f in build(run_dir).findings if f.code == "BRK005"]
+    source = (PROGRAMS / "third_party_call.py").read_text().splitlines()
+    assert "jinja2.Template" in source[finding.line - 1]
+    assert finding.library_frame is not None and finding.library_frame.path.startswith("<site-packages>/jinja2/")
+
+
+def test_bytecode_offsets_are_in_the_users_code_object(recorded):
+    """Offsets point into the user's original function, not Dynamo's resume function (checked with dis)."""
+    import dis
+
+    run_dir, _ = recorded("item_call.py")
+    (brk,) = build(run_dir).breaks
+    code = compile((PROGRAMS / "item_call.py").read_text(), str(PROGRAMS / "item_call.py"), "exec")
+    fn_code = next(c for c in code.co_consts if getattr(c, "co_name", None) == "normalise")
+    instr = {i.offset: i for i in dis.get_instructions(fn_code)}[brk.offset]
+    assert instr.opname == brk.opname
+    assert instr.positions.lineno == brk.site.line
+    assert brk.site.column == instr.positions.col_offset + 1
+
+
+def test_breaks_after_resume_are_translated(recorded):
+    """The second break of a frame is traced inside a resume function; its offset must still be the user's."""
+    import dis
+
+    run_dir, _ = recorded("explain_cases.py", "item_then_print")
+    breaks = build(run_dir).breaks
+    code = compile((PROGRAMS / "explain_cases.py").read_text(), "explain_cases.py", "exec")
+    fn_code = next(c for c in code.co_consts if getattr(c, "co_name", None) == "item_then_print")
+    by_offset = {i.offset: i for i in dis.get_instructions(fn_code)}
+    assert len(breaks) == 2
+    for b in breaks:
+        assert b.offset in by_offset and by_offset[b.offset].opname == b.opname
+        assert by_offset[b.offset].positions.lineno == b.site.line
+
+
+EXPLAIN = """
+import json, sys, torch
+sys.path.insert(0, {programs!r})
+import explain_cases as m
+out = torch._dynamo.explain(m.CASES[{case!r}])(*m.inputs())
+lines = []
+for r in out.break_reasons:
+    frames = [f for f in r.user_stack if f.filename.endswith("explain_cases.py")]
+    lines.append(frames[-1].lineno)
+# explain's graph_break_count is derived (graph_count - 1); its break_reasons are torch's own list of breaks
+print(json.dumps({{"graphs": out.graph_count, "breaks": len(out.break_reasons), "lines": sorted(lines)}}))
+"""
+
+
+@pytest.mark.parametrize("case", ["branch", "item_then_print", "nested", "clean"])
+def test_single_call_matches_explain(case, recorded, session_env):
+    proc = subprocess.run(
+        [sys.executable, "-c", EXPLAIN.format(programs=str(PROGRAMS), case=case)],
+        env=session_env, capture_output=True, text=True, timeout=300,
+    )
+    explain = json.loads(proc.stdout.strip().splitlines()[-1])
+    run_dir, run = recorded("explain_cases.py", case)
+    assert run.returncode == 0, run.stderr
+    a = build(run_dir)
+    assert a.summary.graphs == explain["graphs"]
+    assert a.summary.graph_breaks == explain["breaks"]
+    assert sorted(b.site.line for b in a.breaks) == explain["lines"]

@@ -1,0 +1,45 @@
+"""Fixtures for the lint/CI tests: the shared fixture Analysis, and real records made once per session."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lint_helpers import BRANCH_FIXED, PROGRAMS, TESTS
+
+from tdiag.analyzer.model import Analysis
+
+@pytest.fixture
+def sample() -> Analysis:
+    with open(TESTS / "data" / "sample_analysis.json", encoding="utf-8") as fh:
+        return Analysis.from_dict(json.load(fh))
+
+
+@pytest.fixture(scope="session")
+def lint_records(tmp_path_factory, session_env) -> dict[str, Path]:
+    """name -> run directory, recorded by real `tdiag run` subprocesses started together to save wall time."""
+    base = tmp_path_factory.mktemp("lint-records")
+    fixed_program = base / "src" / "data_dependent_if.py"
+    fixed_program.parent.mkdir()
+    fixed_program.write_text(BRANCH_FIXED)
+    programs = {
+        "branch": PROGRAMS / "data_dependent_if.py",
+        "branch_fixed": fixed_program,
+        "batch": PROGRAMS / "batch_size_change.py",
+    }
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(base / name), str(program)],
+            cwd=program.parent, env=session_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for name, program in programs.items()
+    }
+    for name, proc in procs.items():
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, f"tdiag run {name} failed:\n{out}\n{err}"
+    return {name: base / name for name in programs}
+
+

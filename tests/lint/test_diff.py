@@ -1,0 +1,66 @@
+"""`tdiag diff` and analyzer.diff: matching findings across runs, count deltas, regressions."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from tdiag.analyzer.diff import diff
+
+from lint_helpers import tdiag
+
+
+def test_identical_analyses_have_no_changes(sample):
+    result = diff(sample, copy.deepcopy(sample))
+    assert not result.fixed and not result.new and len(result.unchanged) == len(sample.findings)
+    assert result.regressions() == []
+
+
+def test_moved_lines_still_match(sample):
+    moved = copy.deepcopy(sample)
+    for finding in moved.findings:
+        finding.line += 3
+    result = diff(sample, moved)
+    assert not result.fixed and not result.new and len(result.unchanged) == len(sample.findings)
+
+
+def test_removed_and_added_findings(sample):
+    new = copy.deepcopy(sample)
+    removed = new.findings.pop(2)
+    new.summary.graph_breaks += 1
+    result = diff(sample, new)
+    assert [f.code for f in result.fixed] == [removed.code]
+    reverse = diff(new, sample)
+    assert [f.code for f in reverse.new] == [removed.code]
+    assert any("new BRK001" in r for r in reverse.regressions())
+    assert "graph breaks: 6 -> 7" in diff(sample, new).regressions()
+
+
+def test_info_findings_are_not_regressions_by_default(sample):
+    base = copy.deepcopy(sample)
+    base.findings = [f for f in base.findings if f.code != "DYN001"]
+    result = diff(base, sample)
+    assert len(result.new) == 5 and result.regressions() == []
+    assert len(result.regressions("info")) == 5
+
+
+def test_cli_fixed_branch_is_no_regression(lint_records):
+    proc = tdiag("diff", str(lint_records["branch"]), str(lint_records["branch_fixed"]))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "fixed (1):" in proc.stdout and "BRK001" in proc.stdout
+    assert "no regressions" in proc.stdout
+
+
+def test_cli_reintroduced_branch_is_a_regression(lint_records):
+    proc = tdiag("diff", "--format", "json", str(lint_records["branch_fixed"]), str(lint_records["branch"]))
+    assert proc.returncode == 1
+    data = json.loads(proc.stdout)
+    assert [f["code"] for f in data["new"]] == ["BRK001"]
+    assert data["counts"]["graph_breaks"] == {"base": 0, "new": 1, "change": 1}
+    assert data["counts"]["graphs"]["change"] == 1
+    assert any(r.startswith("graph breaks") for r in data["regressions"])
+
+
+def test_cli_bad_record_is_exit_2(lint_records, tmp_path):
+    proc = tdiag("diff", str(lint_records["branch"]), str(tmp_path / "missing"))
+    assert proc.returncode == 2

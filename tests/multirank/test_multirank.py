@@ -1,0 +1,72 @@
+"""Two gloo ranks on the CPU under `tdiag run --nproc-per-node 2` and under torchrun itself; divergence across ranks.
+
+Each torchrun start costs several seconds, so there are three runs in all.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tdiag.analyzer import build
+from tdiag.analyzer.rules.div001_rank_divergence import divergent_ranks
+from tdiag.record import open_record
+
+PROGRAMS = Path(__file__).parent / "programs"
+LAUNCHERS = {
+    "tdiag": lambda out, prog: [sys.executable, "-m", "tdiag", "run", "--nproc-per-node", "2", "--no-tui", "-q", "-o", out, prog],
+    "torchrun": lambda out, prog: [
+        sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+        "-m", "tdiag", "run", "--no-tui", "-q", "-o", out, prog,
+    ],
+}
+
+
+def run_ranks(launcher: str, program: str, out: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    cmd = LAUNCHERS[launcher](str(out), str(PROGRAMS / program))
+    done = subprocess.run(cmd, cwd=PROGRAMS, env=env, capture_output=True, text=True, timeout=400)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def check_both_ranks_recorded(out: Path):
+    files = open_record(out)
+    assert [f.path.name for f in files] == ["events.rank0.jsonl", "events.rank1.jsonl"]
+    assert [f.header["rank"] for f in files] == [0, 1]
+    analysis = build(out)
+    assert analysis.run.ranks == [0, 1] and analysis.run.incomplete_ranks == [] and analysis.run.complete
+    return analysis
+
+
+@pytest.mark.parametrize("launcher", ["tdiag", "torchrun"])
+def test_divergent_rank_is_named(launcher, tmp_path, session_env):
+    done = run_ranks(launcher, "ddp_divergent.py", tmp_path / "run", session_env)
+    a = check_both_ranks_recorded(tmp_path / "run")
+    div = [f for f in a.findings if f.code == "DIV001"]
+    count = next(f for f in div if f.severity == "error")
+    assert "rank 1 diverged" in count.message and count.evidence["divergent_ranks"] == [1]
+    item_break = next(f for f in div if f.severity == "warning" and f.line == 17 and "graph break" in f.message)
+    assert "on rank 1 only" in item_break.message and item_break.ranks == {"0": 0, "1": 1}
+    # the rank-only break is also an ordinary finding, counted on rank 1 alone
+    brk = next(f for f in a.findings if f.code == "BRK002")
+    assert brk.ranks == {"1": 1}
+    shared = next(f for f in a.findings if f.family == "BRK" and f.line == 15)
+    assert set(shared.ranks) == {"0", "1"}
+    if launcher == "tdiag":  # the launcher alone prints, once, the summary of the merged analysis
+        assert done.stderr.count("tdiag: what torch.compile did") <= 1
+
+
+def test_clean_job_has_no_divergence(tmp_path, session_env):
+    run_ranks("torchrun", "ddp_clean.py", tmp_path / "run", session_env)
+    a = check_both_ranks_recorded(tmp_path / "run")
+    assert not [f for f in a.findings if f.code == "DIV001"]
+    assert all(set(f.ranks) == {"0", "1"} for f in a.findings if f.family == "BRK")
+
+
+def test_divergent_ranks_rule():
+    assert divergent_ranks({0: 2, 1: 2, 2: 5, 3: 2}) == [2]
+    assert divergent_ranks({0: 0, 1: 1}) == [1]  # no majority: the rank that did more is the odd one
+    assert divergent_ranks({0: 1, 1: 1, 2: 0, 3: 0}) == [0, 1]

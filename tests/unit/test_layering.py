@@ -1,0 +1,29 @@
+"""Layering promises: a record is analysable without torch; reports never import textual."""
+
+import subprocess
+import sys
+
+CHECK = """
+import sys, json
+import {module}
+print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'textual', 'plotly', 'rich'))))
+"""
+
+
+def loaded_by(module: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", CHECK.format(module=module)], capture_output=True, text=True, check=True)
+    return {m.split(".")[0] for m in __import__("json").loads(out.stdout)}
+
+
+def test_analyzer_needs_no_torch_and_no_ui():
+    assert loaded_by("tdiag.analyzer") == set()
+    assert loaded_by("tdiag.analyzer.rules") == set()
+
+
+def test_reports_do_not_import_textual():
+    assert "textual" not in loaded_by("tdiag.reports.console")
+    assert "torch" not in loaded_by("tdiag.reports.console")
+
+
+def test_record_module_is_stdlib_only():
+    assert loaded_by("tdiag.record") == set()
