@@ -58,7 +58,11 @@ class Builder:
         self._attach_compiler_detail()
         from tdiag.analyzer.rules import run_rules
 
-        a.findings = sorted(run_rules(a, self.log), key=_rank_key)
+        try:
+            a.findings = sorted(run_rules(a, self.log), key=_rank_key)
+        except Exception as exc:  # a rule tripping on a damaged record must not cost the rest of the analysis
+            a.findings = []
+            a.run.notes.append(f"rule analysis failed: {type(exc).__name__}: {exc}")
         a.summary = self._summary()
         return a
 
@@ -116,7 +120,7 @@ class Builder:
                 stage, state = CACHE_ARTIFACTS[ev.name]
                 cache[key][stage] = state
             elif ev.name == "bwd_compilation_metrics":
-                bwd[key] = ev.data if ev.data else ev.meta.get("bwd_compilation_metrics", {})
+                bwd[key] = ev.data
         graphs = []
         for ev in self.log.named("compilation_metrics"):
             m = ev.data
@@ -128,16 +132,16 @@ class Builder:
                 frame_id=_int(frame_id.lstrip("!").split("/")[-1]),
                 frame_compile_id=_int(fcid),
                 code_name=str(m.get("co_name") or "?"),
-                path=self.paths.display(m.get("co_filename")),
+                path=self.paths.display(_str(m.get("co_filename"))),
                 line=_int(m.get("co_firstlineno")),
                 op_count=_int(m.get("graph_op_count")),
                 node_count=_int(m.get("graph_node_count")),
                 input_count=_int(m.get("graph_input_count")),
                 guard_count=_int(m.get("guard_count")),
-                compile_time_s=float(m.get("entire_frame_compile_time_s") or 0.0),
-                fail_type=m.get("fail_type"),
-                fail_reason=m.get("fail_reason"),
-                start_time=m.get("start_time"),
+                compile_time_s=_float(m.get("entire_frame_compile_time_s")),
+                fail_type=_str(m.get("fail_type")),
+                fail_reason=_str(m.get("fail_reason")),
+                start_time=m.get("start_time") if isinstance(m.get("start_time"), (int, float)) else None,
                 cache=dict(cache.get(key, {})),
                 rank=ev.rank,
             )
@@ -268,10 +272,13 @@ class Builder:
             return None
         names = self._interned_names()
         frames = []
-        for entry in start.data.get("stack") or []:
+        stack = start.data.get("stack")
+        for entry in stack if isinstance(stack, list) else []:
+            if not isinstance(entry, dict):
+                continue
             fn = entry.get("filename")
             path = names.get((start.rank, fn), fn) if isinstance(fn, int) else fn
-            frames.append((str(path), _int(entry.get("line")), entry.get("name")))
+            frames.append((str(path), _int(entry.get("line")), _str(entry.get("name"))))
         entry_index = next((i for i, f in enumerate(frames) if f[0].replace("\\", "/").endswith("_dynamo/eval_frame.py")), None)
         candidates = frames[:entry_index] if entry_index is not None else frames[:-1]
         for path, line, name in reversed(candidates):
@@ -285,7 +292,7 @@ class Builder:
             self._names = {}
             for ev in self.log.named("str"):
                 value = ev.meta.get("str")
-                if isinstance(value, list) and len(value) == 2:
+                if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], int):
                     self._names[(ev.rank, value[1])] = value[0]
         return self._names
 
@@ -345,21 +352,21 @@ class Builder:
 
 
 def _stages(m: dict[str, Any], bwd: dict[str, Any] | None) -> dict[str, float]:
-    total = float(m.get("entire_frame_compile_time_s") or 0.0)
-    backend = float(m.get("backend_compile_time_s") or 0.0)
+    total = _float(m.get("entire_frame_compile_time_s"))
+    backend = _float(m.get("backend_compile_time_s"))
     stages = {"dynamo": max(total - backend, 0.0)}
     inductor = m.get("inductor_compile_time_s")
-    if inductor is not None:
-        codegen = float(m.get("code_gen_time_s") or 0.0)
-        stages["aot_autograd"] = max(backend - float(inductor), 0.0)
-        stages["inductor"] = max(float(inductor) - codegen, 0.0)
+    if isinstance(inductor, (int, float)):
+        codegen = _float(m.get("code_gen_time_s"))
+        stages["aot_autograd"] = max(backend - inductor, 0.0)
+        stages["inductor"] = max(inductor - codegen, 0.0)
         stages["codegen_and_compile"] = codegen
     elif backend:
         stages["backend"] = backend
     if bwd:
         bwd_time = bwd.get("inductor_compile_time_s") or bwd.get("entire_frame_compile_time_s")
         if bwd_time:
-            stages["backward"] = float(bwd_time)
+            stages["backward"] = _float(bwd_time)
     return {k: round(v, 6) for k, v in stages.items()}
 
 
@@ -370,6 +377,18 @@ def _rank_key(f) -> tuple:
 def _int(v: Any) -> int:
     try:
         return int(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int(float("inf")) from a damaged record
         return 0
+
+
+def _float(v: Any) -> float:
+    """A duration from torch's metrics; anything that is not a finite number (damaged record) counts as 0."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return 0.0
+    v = float(v)
+    return v if v == v and abs(v) != float("inf") else 0.0
+
+
+def _str(v: Any) -> str | None:
+    return None if v is None else str(v)
 

@@ -5,8 +5,9 @@ This is the only place that knows the record's event layout; every analysis step
 
 from __future__ import annotations
 
+import json
 import os
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ class TorchEvent:
     t: float | None
     _payload: str | None
     _ref: str | None
-    _blobs: dict[str, str]
+    _blobs: BlobStore
     rank: int | None = None
 
     @property
@@ -58,6 +59,63 @@ class TorchEvent:
         return cid
 
 
+class BlobStore:
+    """Payload blobs by hash. Those read from a record stay on disk (file and offset) and are read when asked for,
+    so that analysing a record of gigabytes of generated code holds only what is being looked at."""
+
+    CACHED = 8  # a consumer often asks for the same payload twice in a row
+
+    def __init__(self) -> None:
+        self._where: dict[str, tuple[Path, int] | str] = {}
+        self._cache: OrderedDict[str, str] = OrderedDict()
+
+    def add_ref(self, digest: str, path: Path, offset: int) -> None:
+        self._where[digest] = (path, offset)
+
+    def __setitem__(self, digest: str, text: str) -> None:
+        self._where[digest] = text
+
+    def __contains__(self, digest: object) -> bool:
+        return digest in self._where
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def get(self, digest: str | None, default: str | None = None) -> str | None:
+        where = self._where.get(digest) if isinstance(digest, str) else None
+        if where is None:
+            return default
+        if isinstance(where, str):
+            return where
+        text = self._cache.get(digest)
+        if text is None:
+            text = _read_blob(*where)
+            if text is None:
+                return default
+            self._cache[digest] = text
+            if len(self._cache) > self.CACHED:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(digest)
+        return text
+
+
+def _read_blob(path: Path, offset: int) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            event = json.loads(fh.readline())
+    except (OSError, ValueError):  # the file changed or went away since it was read
+        return None
+    text = event.get("text") if isinstance(event, dict) else None
+    return text if isinstance(text, str) else None
+
+
+# Events no analysis reads, dropped on load so that memory follows what the analysis needs, not the record's size.
+DROPPED_EVENTS = frozenset({"describe_storage", "describe_tensor", "describe_source"})
+DROPPED_SUFFIXES = ("_ORIGINAL_BYTECODE", "_MODIFIED_BYTECODE")
+
+
 @dataclass
 class EventLog:
     """Everything one record (all ranks) holds, in file order per rank."""
@@ -66,7 +124,7 @@ class EventLog:
     torch: list[TorchEvent] = field(default_factory=list)
     break_sites: list[dict[str, Any]] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # absolute path -> text
-    blobs: dict[str, str] = field(default_factory=dict)
+    blobs: BlobStore = field(default_factory=BlobStore)
     notes: list[str] = field(default_factory=list)
     logs: list[dict[str, Any]] = field(default_factory=list)
     compile_brackets: list[dict[str, Any]] = field(default_factory=list)
@@ -90,21 +148,82 @@ def load(path: str | os.PathLike | list[RecordFile]) -> EventLog:
     log = EventLog()
     for rf in files:
         _load_file(rf, log)
+    if log.stats["malformed_fields"]:
+        log.problems.append(f"{log.stats['malformed_fields']} event field(s) of the wrong type were ignored")
     return log
 
 
+# Field types every analysis step may rely on. A record is input like any other (hand-edited, damaged, crafted):
+# a field of the wrong type is dropped here, once, so no consumer has to re-check it.
+_NUMBER = (int, float)
+_OPT_INT = (int, type(None))
+HEADER_FIELDS: dict[str, tuple[type, ...]] = {
+    "rank": _OPT_INT, "argv": (list,), "root": (str,), "cwd": (str,), "tool_paths": (list,), "tdiag": (str,),
+    "torch": (str,), "python": (str,), "device": (str,), "platform": (str,), "started": _NUMBER, "source": (str,),
+    "pid": (int,),
+}
+TORCH_META_FIELDS: dict[str, tuple[type, ...]] = {
+    "frame_id": _OPT_INT, "frame_compile_id": _OPT_INT, "attempt": _OPT_INT, "compiled_autograd_id": _OPT_INT,
+    "rank": _OPT_INT,
+}
+EVENT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "torch": {"t": _NUMBER, "payload": (str,), "payload_ref": (str,)},
+    "break_site": {
+        "filename": (str,), "code_name": (str,), "user_code_name": (str,), "opname": (str,), "gb_type": (str,),
+        "compile_id": (str,), "line": (int,), "col": (int,), "end_col": (int,), "end_line": (int,), "offset": (int,),
+        "traced_offset": (int,), "user_firstlineno": (int,),
+    },
+    "exit": {"code": (int,), "reason": (str,), "duration_s": _NUMBER},
+    "compile_start": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
+    "compile_end": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
+    "note": {"text": (str,)},
+}
+
+
+def _typed(obj: dict[str, Any], fields: dict[str, tuple[type, ...]], log: EventLog) -> dict[str, Any]:
+    """``obj`` without the listed fields whose value has the wrong type (a copy only when one is dropped)."""
+    bad = [k for k, types in fields.items() if k in obj and obj[k] is not None and not _is(obj[k], types)]
+    if not bad:
+        return obj
+    log.stats["malformed_fields"] += len(bad)
+    return {k: v for k, v in obj.items() if k not in bad}
+
+
+def _is(value: Any, types: tuple[type, ...]) -> bool:
+    # bool is an int to isinstance, never a line number or an exit code
+    return isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+
+
+def _clean_header(header: dict[str, Any], log: EventLog) -> dict[str, Any]:
+    header = _typed(header, HEADER_FIELDS, log)
+    for key in ("argv", "tool_paths"):
+        if key in header and not all(isinstance(a, str) for a in header[key]):
+            log.stats["malformed_fields"] += 1
+            header = {**header, key: [a for a in header[key] if isinstance(a, str)]}
+    return header
+
+
 def _load_file(rf: RecordFile, log: EventLog) -> None:
-    rank = rf.header.get("rank")
-    log.headers.append(rf.header)
+    header = _clean_header(rf.header, log)
+    rank = header.get("rank")
+    log.headers.append(header)
     for ev in rf.events():
         kind = ev["type"]
+        fields = EVENT_FIELDS.get(kind)
+        if fields is not None:
+            ev = _typed(ev, fields, log)
         if kind == "torch":
             meta = ev.get("meta")
             if isinstance(meta, dict) and isinstance(ev.get("name"), str):
+                if ev["name"] in DROPPED_EVENTS or ev["name"].endswith(DROPPED_SUFFIXES):
+                    continue
+                meta = _typed(meta, TORCH_META_FIELDS, log)
                 log.torch.append(TorchEvent(ev["name"], meta, ev.get("t"), ev.get("payload"), ev.get("payload_ref"), log.blobs, rank))
+            else:
+                log.stats["malformed_fields"] += 1
         elif kind == "blob":
             if isinstance(ev.get("hash"), str) and isinstance(ev.get("text"), str):
-                log.blobs[ev["hash"]] = ev["text"]
+                log.blobs.add_ref(ev["hash"], rf.path, rf.offset)
         elif kind == "break_site":
             log.break_sites.append({**ev, "rank": rank})
         elif kind == "source":
@@ -112,7 +231,7 @@ def _load_file(rf: RecordFile, log: EventLog) -> None:
                 log.sources.setdefault(ev["path"], ev["text"])
         elif kind == "note":
             if ev.get("text") and ev["text"] not in log.notes:
-                log.notes.append(str(ev["text"]))
+                log.notes.append(ev["text"])
         elif kind == "log":
             log.logs.append({**ev, "rank": rank})
         elif kind in ("compile_start", "compile_end"):

@@ -170,6 +170,8 @@ class KernelTableBuilder:
             if op.split(".")[0] not in ("aten", "prims"):
                 return FALLBACK_REASONS["implicit"]
             return "unknown (no lowering status recorded)"
+        if status.get("implicit_logged"):
+            return FALLBACK_REASONS["implicit"]
         if status.get("explicit"):
             return FALLBACK_REASONS["explicit"]
         if status.get("has_lowering"):

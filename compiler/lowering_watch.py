@@ -12,6 +12,10 @@ from typing import Any
 from tdiag.compiler.fallback_ops import fallback_op_names, lowering_status
 
 TRACE_LOGGER = "torch.__trace"
+# Inductor logs each implicit fallback (an op with no lowering) at INFO here, and then adds the op to its
+# make_fallback set: without this log an implicit fallback would later look explicit.
+GRAPH_LOGGER = "torch._inductor.graph"
+IMPLICIT_MESSAGE = "Creating implicit fallback for"
 
 
 class OutputCodeWatcher(logging.Handler):
@@ -19,6 +23,7 @@ class OutputCodeWatcher(logging.Handler):
         super().__init__(logging.DEBUG)
         self.session = session
         self.recorded: set[str] = set()
+        self.implicit: set[str] = set()
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -32,13 +37,55 @@ class OutputCodeWatcher(logging.Handler):
             if not new:
                 return
             self.recorded.update(new)
-            self.session.write({"type": "lowering_info", "ops": [lowering_status(name) for name in new]})
+            statuses = [lowering_status(name) for name in new]
+            for status in statuses:
+                if status["op"] in self.implicit:
+                    status["explicit"] = False
+                    status["implicit_logged"] = True
+            self.session.write({"type": "lowering_info", "ops": statuses})
         except Exception:  # diagnostics must never break the compile they watch
             pass
 
 
+class ImplicitFallbackFilter(logging.Filter):
+    """Sees Inductor's INFO records; passes on only what the user's own logging config asked for."""
+
+    def __init__(self, watcher: OutputCodeWatcher, user_level: int):
+        super().__init__()
+        self.watcher = watcher
+        self.user_level = user_level
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            if isinstance(record.msg, str) and record.msg.startswith(IMPLICIT_MESSAGE):
+                target = getattr(record.args[0] if record.args else None, "name", None)
+                text = record.getMessage()
+                for line in text.splitlines():
+                    if line.strip().startswith("target:"):
+                        target = line.split(":", 1)[1].strip()
+                        break
+                if target:
+                    self.watcher.implicit.add(str(target))
+        except Exception:
+            pass
+        return record.levelno >= self.user_level
+
+
 def install(session: Any):
     watcher = OutputCodeWatcher(session)
-    logger = logging.getLogger(TRACE_LOGGER)
-    logger.addHandler(watcher)
-    return lambda: logger.removeHandler(watcher)
+    trace_logger = logging.getLogger(TRACE_LOGGER)
+    trace_logger.addHandler(watcher)
+    graph_logger = logging.getLogger(GRAPH_LOGGER)
+    previous_level = graph_logger.level
+    user_level = graph_logger.getEffectiveLevel()
+    implicit_filter = ImplicitFallbackFilter(watcher, user_level)
+    graph_logger.addFilter(implicit_filter)
+    if user_level > logging.INFO:
+        graph_logger.setLevel(logging.INFO)
+
+    def undo() -> None:
+        trace_logger.removeHandler(watcher)
+        graph_logger.removeFilter(implicit_filter)
+        graph_logger.setLevel(previous_level)
+
+    return undo

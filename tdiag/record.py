@@ -46,7 +46,8 @@ class RecordWriter:
     def __init__(self, path: Path, header: dict[str, Any]):
         self.path = Path(path)
         self._pid = os.getpid()
-        self._lock = threading.Lock()
+        # Re-entrant: the SIGTERM handler writes the exit event and may interrupt a write on the same thread.
+        self._lock = threading.RLock()
         self._blobs: set[str] = set()
         self._failed = False
         self.events_written = 0
@@ -79,7 +80,8 @@ class RecordWriter:
             "utf-8", "surrogatepass"
         )
         try:
-            os.write(self._fd, data)
+            while data:  # a write cut short (disk nearly full) is finished or fails, never left half-written
+                data = data[os.write(self._fd, data):]
         except OSError as exc:  # disk full, directory removed: the program goes on, we say so once
             self._failed = True
             print(f"tdiag: cannot write the record {self.path}: {exc}; recording stopped", file=sys.stderr)
@@ -100,15 +102,17 @@ class RecordFile:
     stats: Counter = field(default_factory=Counter)
     truncated: bool = False
     problems: list[str] = field(default_factory=list)
+    offset: int = 0  # byte offset of the line of the event last yielded: lets a reader come back for a big payload
 
     def events(self) -> Iterator[dict[str, Any]]:
         """Yield events after the header; tolerate a truncated last line and count what is not understood."""
         with open(self.path, "rb") as fh:
-            fh.readline()
+            next_offset = len(fh.readline())
             lineno = 1
             pending: bytes | None = None
             for raw in fh:
                 lineno += 1
+                self.offset, next_offset = next_offset, next_offset + len(raw)
                 if pending is not None:
                     self._bad_line(lineno - 1)
                     pending = None

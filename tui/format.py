@@ -30,7 +30,7 @@ def family_label(family: str) -> str:
 
 
 def severity_text(severity: str) -> Text:
-    return Text(severity, style=SEVERITY_STYLE.get(severity, ""))
+    return Text.assemble((severity, SEVERITY_STYLE.get(severity, "")))  # a span, so it survives copy/truncate
 
 
 def site_label(path: str, line: int | None, column: int | None = None) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import tokenize
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -37,11 +39,23 @@ def span(analysis: Analysis, finding: Finding) -> tuple[int, int]:
         start = 1
     if finding.end_column is not None and finding.end_column > start:
         end = finding.end_column
-    elif line is not None and len(line.rstrip()) + 1 > start:
-        end = len(line.rstrip()) + 1
+    elif line is not None and len(_code_part(line)) + 1 > start:
+        end = len(_code_part(line)) + 1
     else:
         end = start + 1
     return start, end
+
+
+def _code_part(line: str) -> str:
+    """The line without its trailing comment: a caret under ``# explanation`` would point at the wrong thing."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line.lstrip()).readline):
+            if token.type == tokenize.COMMENT:
+                indent = len(line) - len(line.lstrip())
+                return line[: indent + token.start[1]].rstrip()
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass  # a line that does not tokenize alone (an open bracket, a string continuation): keep it whole
+    return line.rstrip()
 
 
 def display_column(finding: Finding) -> int:

@@ -17,7 +17,7 @@ def footer(findings: list[Finding], options: LintOptions) -> str:
     if not findings:
         return "All checks passed: no findings.\n"
     by_severity = Counter(f.severity for f in findings)
-    parts = ", ".join(f"{by_severity[s]} {s}" for s in SEVERITIES if by_severity[s])
+    parts = ", ".join(_count(by_severity[s], s) for s in SEVERITIES if by_severity[s])
     first_code = min(f.code for f in findings)
     record = options.record or "RECORD"
     return (
@@ -25,3 +25,7 @@ def footer(findings: list[Finding], options: LintOptions) -> str:
         f"Run `tdiag rule {first_code}` to see why a rule matters and how to fix it, "
         f"or `tdiag tui {record}` to explore each finding in context.\n"
     )
+
+
+def _count(n: int, severity: str) -> str:
+    return f"{n} info" if severity == "info" else plural(n, severity)

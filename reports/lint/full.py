@@ -8,7 +8,7 @@ then the fix, ruff's layout::
        |                 ^^^^^^^^^^^^^^^^^^^^ BRK002
     37 |         return h * scale
        |
-       = help: use torch.ops or keep the value a tensor
+       = help: keep the value a tensor (or enable capture_scalar_outputs)
 """
 
 from __future__ import annotations

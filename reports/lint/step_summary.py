@@ -22,7 +22,7 @@ def markdown_summary(analysis: Analysis, title: str = "tdiag lint", top: int = T
     s = analysis.summary
     findings = sorted(analysis.findings, key=lambda f: (SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line))
     out = [
-        f"### {title}\n",
+        f"### {title}",
         "",
         "| findings | graphs | graph breaks | recompilations | eager fallbacks | compile time |",
         "| ---: | ---: | ---: | ---: | ---: | ---: |",

@@ -49,11 +49,11 @@ class ImportCommand:
         plan = plan_import(args.trace)
         run_dir = choose_run_dir(args.output, "import-" + _label(args.trace))
         result = import_logs(plan, run_dir, source_root)
-        print(
-            f"tdiag: imported {result.events} events from {len(plan.logs)} log(s) into {run_dir}"
-            + (f" (incomplete ranks: {', '.join(map(str, result.incomplete))})" if result.incomplete else ""),
-            file=sys.stderr,
-        )
+        print(f"tdiag: imported {result.events} events from {len(plan.logs)} log(s) into {run_dir}", file=sys.stderr)
+        if result.incomplete:
+            ranks = [r for r in result.incomplete if r is not None]
+            who = f"ranks {', '.join(map(str, ranks))}" if ranks else "the log"
+            print(f"tdiag: {who} cut short: shown as incomplete, analysed as far as they go", file=sys.stderr)
         for note in plan.notes:
             print(f"tdiag: note: {note}", file=sys.stderr)
         if not args.quiet:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +25,11 @@ def do_import(trace: Path, out: Path, source_root: Path | None = None):
 
 def tdiag(*args: str, env=None, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tdiag", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+
+
+def said(a) -> list[str]:
+    """Notes and record problems together: damage is reported as a note marked ``problem`` in the record."""
+    return a.run.notes + a.run.record_problems
 
 
 def breaks_of(a):
@@ -77,7 +81,7 @@ def test_tlparse_log_imports_with_its_damage_reported(tmp_path):
     assert a.run.ranks == [] and a.run.torch_version is None  # this excerpt predates the torch_version artifact
     # The excerpt stops inside compile 0/0: the record says it was cut short rather than pretend it ended.
     assert not a.run.complete
-    assert any("md5" in n for n in a.run.notes) and any("inside compile 0/0" in n for n in a.run.notes)
+    assert any("md5" in n for n in said(a)) and any("inside compile 0/0" in n for n in said(a))
 
 
 def rank_dir(tmp_path: Path, *logs: tuple[str, str]) -> Path:
@@ -111,7 +115,7 @@ def test_truncated_rank_is_incomplete_and_the_others_are_analysed(real_trace_log
     a = do_import(trace, tmp_path / "rec")
     assert a.run.ranks == [0, 1] and a.run.incomplete_ranks == [1]
     assert [b.rank for b in a.breaks].count(0) == 4
-    assert any("cut short" in n for n in a.run.notes)
+    assert any("cut short" in n for n in said(a))
     div = [f for f in a.findings if f.code == "DIV001"]
     assert div and all("incomplete" in f.message for f in div)
 

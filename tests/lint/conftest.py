@@ -12,6 +12,7 @@ from lint_helpers import BRANCH_FIXED, PROGRAMS, TESTS
 
 from tdiag.analyzer.model import Analysis
 
+
 @pytest.fixture
 def sample() -> Analysis:
     with open(TESTS / "data" / "sample_analysis.json", encoding="utf-8") as fh:

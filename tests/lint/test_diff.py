@@ -47,7 +47,8 @@ def test_info_findings_are_not_regressions_by_default(sample):
 def test_cli_fixed_branch_is_no_regression(lint_records):
     proc = tdiag("diff", str(lint_records["branch"]), str(lint_records["branch_fixed"]))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "fixed (1):" in proc.stdout and "BRK001" in proc.stdout
+    fixed = proc.stdout.split("fixed (")[1].split("new (")[0]
+    assert "BRK001 graph break: branch on a tensor value" in fixed
     assert "no regressions" in proc.stdout
 
 
@@ -55,7 +56,7 @@ def test_cli_reintroduced_branch_is_a_regression(lint_records):
     proc = tdiag("diff", "--format", "json", str(lint_records["branch_fixed"]), str(lint_records["branch"]))
     assert proc.returncode == 1
     data = json.loads(proc.stdout)
-    assert [f["code"] for f in data["new"]] == ["BRK001"]
+    assert "BRK001" in [f["code"] for f in data["new"]]
     assert data["counts"]["graph_breaks"] == {"base": 0, "new": 1, "change": 1}
     assert data["counts"]["graphs"]["change"] == 1
     assert any(r.startswith("graph breaks") for r in data["regressions"])

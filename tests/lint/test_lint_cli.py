@@ -14,7 +14,7 @@ def codes(stdout: str) -> set[str]:
 
 
 def test_default_full_format_exits_1_on_a_warning(lint_records):
-    proc = tdiag("lint", str(lint_records["branch"]))
+    proc = tdiag("lint", "--select", "BRK", str(lint_records["branch"]))
     assert proc.returncode == 1, proc.stderr
     assert "data_dependent_if.py:7:8: BRK001 " in proc.stdout
     assert "^^^" in proc.stdout and "= help: " in proc.stdout
@@ -22,14 +22,14 @@ def test_default_full_format_exits_1_on_a_warning(lint_records):
 
 
 def test_clean_record_exits_0(lint_records):
-    proc = tdiag("lint", "--format", "concise", str(lint_records["branch_fixed"]))
+    proc = tdiag("lint", "--format", "concise", "--select", "BRK,RCP", str(lint_records["branch_fixed"]))
     assert proc.returncode == 0, proc.stderr
     assert "All checks passed" in proc.stdout
 
 
 @pytest.mark.parametrize("fmt", ["json", "json-lines", "sarif", "github", "junit"])
 def test_machine_formats_print_only_the_report(lint_records, fmt):
-    proc = tdiag("lint", "--format", fmt, str(lint_records["branch"]))
+    proc = tdiag("lint", "--format", fmt, "--select", "BRK", str(lint_records["branch"]))
     assert proc.returncode == 1
     assert "Found" not in proc.stdout
     if fmt in ("json", "sarif"):
@@ -62,7 +62,7 @@ def test_info_findings_do_not_fail_by_default(lint_records):
 
 def test_fail_on_error_and_exit_zero(lint_records):
     record = str(lint_records["branch"])
-    assert tdiag("lint", "--fail-on", "error", record).returncode == 0
+    assert tdiag("lint", "--select", "BRK", "--fail-on", "error", record).returncode == 0
     proc = tdiag("lint", "--exit-zero", record)
     assert proc.returncode == 0 and "BRK001" in proc.stdout
 
@@ -80,7 +80,7 @@ def test_statistics(lint_records):
 
 def test_output_file(lint_records, tmp_path):
     target = tmp_path / "report.sarif"
-    proc = tdiag("lint", "--format", "sarif", "--output-file", str(target), str(lint_records["branch"]))
+    proc = tdiag("lint", "--format", "sarif", "--select", "BRK", "--output-file", str(target), str(lint_records["branch"]))
     assert proc.returncode == 1 and proc.stdout == ""
     assert json.loads(target.read_text())["runs"][0]["results"][0]["ruleId"] == "BRK001"
 
@@ -89,7 +89,7 @@ def test_github_step_summary_is_appended(lint_records, tmp_path, session_env):
     summary = tmp_path / "summary.md"
     summary.write_text("# earlier step\n")
     env = {**session_env, "GITHUB_STEP_SUMMARY": str(summary)}
-    tdiag("lint", "--format", "github", str(lint_records["branch"]), env=env)
+    tdiag("lint", "--format", "github", "--select", "BRK", str(lint_records["branch"]), env=env)
     text = summary.read_text()
     assert text.startswith("# earlier step\n### tdiag lint")
     assert "| warning | `BRK001` | `data_dependent_if.py:7` |" in text

@@ -27,3 +27,20 @@ def test_reports_do_not_import_textual():
 
 def test_record_module_is_stdlib_only():
     assert loaded_by("tdiag.record") == set()
+
+
+BLOCKED = """
+import sys
+for name in ("torch", "textual", "plotly"):
+    sys.modules[name] = None  # any import of these now raises ImportError
+from tdiag.analyzer import build
+a = build({record!r})
+print(a.summary.graph_breaks, "BRK001" in {{f.code for f in a.findings}})
+"""
+
+
+def test_a_record_is_analysable_without_torch(recorded):
+    run_dir, _ = recorded("data_dependent_if.py")
+    out = subprocess.run([sys.executable, "-c", BLOCKED.format(record=str(run_dir))], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "True"]
