@@ -277,8 +277,10 @@ class Builder:
             if not isinstance(entry, dict):
                 continue
             fn = entry.get("filename")
-            path = names.get((start.rank, fn), fn) if isinstance(fn, int) else fn
-            frames.append((str(path), _int(entry.get("line")), _str(entry.get("name"))))
+            path = names.get((start.rank, fn)) if isinstance(fn, int) else fn
+            if not isinstance(path, str):
+                continue  # an interned name the record never saw: no location rather than a wrong one
+            frames.append((path, _int(entry.get("line")), _str(entry.get("name"))))
         entry_index = next((i for i, f in enumerate(frames) if f[0].replace("\\", "/").endswith("_dynamo/eval_frame.py")), None)
         candidates = frames[:entry_index] if entry_index is not None else frames[:-1]
         for path, line, name in reversed(candidates):

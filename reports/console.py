@@ -52,19 +52,14 @@ def print_summary(analysis: Analysis, run_dir: Path | None, file: TextIO) -> Non
 
 
 def _findings_table(analysis: Analysis) -> Table:
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False)
     table.add_column("site", no_wrap=True)
     table.add_column("code", no_wrap=True)
-    table.add_column("what happened", ratio=3)
-    table.add_column("n", justify="right")
-    table.add_column("fix", ratio=2)
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("what happened / fix")
     for f in analysis.findings[:MAX_ROWS]:
         site = f"{f.path}:{f.line}" + (f":{f.column}" if f.column else "")
-        table.add_row(
-            site,
-            Text(f.code, style=SEVERITY_STYLE.get(f.severity, "")),
-            f.message,
-            str(f.occurrences),
-            Text(f.fix, style="dim"),
-        )
+        what = Text(f.message)
+        what.append("\nfix: " + f.fix, style="dim")
+        table.add_row(site, Text(f.code, style=SEVERITY_STYLE.get(f.severity, "")), str(f.occurrences), what)
     return table

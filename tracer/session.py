@@ -73,6 +73,7 @@ class TraceSession:
     def __enter__(self) -> TraceSession:
         self.collector.install()
         self._undo.append(self.collector.uninstall)
+        self._replay_interned_filenames()
         undo = break_hook.install(self._on_break)
         if undo is None:
             self.note("this torch has no InstructionTranslatorBase.log_graph_break: bytecode offsets are unavailable")
@@ -95,6 +96,17 @@ class TraceSession:
                 self._undo.pop()()
             except Exception:
                 pass
+
+    def _replay_interned_filenames(self) -> None:
+        """Stacks in the trace name files by index; indexes interned before this session began are never logged
+        again (e.g. tdiag.capture() inside a process that compiled before), so write the table as it stands."""
+        try:
+            from torch._logging.structured import INTERN_TABLE
+        except Exception:
+            return
+        for name, index in list(INTERN_TABLE.items()):
+            self.writer.write({"type": "torch", "t": time.time(), "name": "str", "meta": {"str": [name, index]}})
+            self.sources.offer([name])
 
     def _instrument_compiler(self) -> None:
         try:
