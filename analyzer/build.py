@@ -305,7 +305,7 @@ class Builder:
             key = (g.rank, g.frame_id)
             f = frames.get(key)
             if f is None:
-                f = frames[key] = FrameInfo(g.frame_id, user_function_name(g.code_name) or "?", g.path, g.line)
+                f = frames[key] = FrameInfo(g.frame_id, user_function_name(g.code_name) or "?", g.path, g.line, rank=g.rank)
             f.variants.append(g.compile_id)
             if g.fail_reason and any(m in g.fail_reason.lower() for m in RECOMPILE_LIMIT_MARKERS):
                 f.hit_recompile_limit = True

@@ -182,6 +182,7 @@ class FrameInfo:
     recompiles: int = 0
     hit_recompile_limit: bool = False
     automatic_dynamic: list[str] = field(default_factory=list)  # e.g. "L['x'] dim 0 -> dynamic"
+    rank: int | None = None
 
 
 @dataclass
@@ -286,8 +287,9 @@ class Analysis:
     def findings_at(self, path: str, line: int) -> list[Finding]:
         return [f for f in self.findings if f.path == path and f.line == line]
 
-    def graph(self, compile_id: str) -> CompiledGraph | None:
-        return next((g for g in self.graphs if g.compile_id == compile_id), None)
+    def graph(self, compile_id: str, rank: int | None = None) -> CompiledGraph | None:
+        """The graph of a compile id; compile ids repeat across ranks, so name the rank in multi-rank runs."""
+        return next((g for g in self.graphs if g.compile_id == compile_id and (rank is None or g.rank == rank)), None)
 
 
 _HINTS_CACHE: dict[type, dict[str, Any]] = {}

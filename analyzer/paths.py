@@ -26,7 +26,8 @@ class PathMapper:
         p = path.replace("\\", "/")
         if self.cwd and p and not p.startswith(("/", "<")) and not re.match(r"^[A-Za-z]:/", p):
             return posixpath.normpath(self.cwd + "/" + p)
-        return p
+        # "<root>/../outside/x.py" (a sys.path entry with "..") is outside the root, not a user file under it
+        return posixpath.normpath(p) if p.startswith("/") and "/." in p else p
 
     def is_library(self, path: str) -> bool:
         p = self.absolute(path)

@@ -23,10 +23,12 @@ def current_rank() -> int | None:
 def choose_run_dir(output: str | None, label: str) -> Path:
     if output:
         return Path(output)
-    run_id = os.environ.get("TORCHELASTIC_RUN_ID")
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    if current_rank() is not None and run_id and run_id != "none":
-        return Path(DEFAULT_PARENT) / f"{label}-{run_id}"  # every rank must agree on one directory
+    if current_rank() is not None:
+        # Every rank must agree on one directory: torchrun's run id, or else the elastic agent that started them all.
+        run_id = os.environ.get("TORCHELASTIC_RUN_ID")
+        shared = run_id if run_id and run_id != "none" else f"agent{os.getppid()}"
+        return Path(DEFAULT_PARENT) / f"{label}-{shared}"
     base = Path(DEFAULT_PARENT) / f"{label}-{stamp}"
     candidate, n = base, 1
     while candidate.exists():

@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).parent
-PROGRAMS = TESTS / "programs"
-REPO = TESTS.parent
+from tdiag_testing import RecordedRuns
 
 
 @pytest.fixture(scope="session")
@@ -21,29 +16,6 @@ def session_env(tmp_path_factory) -> dict[str, str]:
     env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("inductor-cache"))
     env["PYTHONUNBUFFERED"] = "1"
     return env
-
-
-def tdiag_cmd(*args: str) -> list[str]:
-    return [sys.executable, "-m", "tdiag", *args]
-
-
-def run_tdiag(args: list[str], env: dict[str, str], cwd: Path = PROGRAMS, timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(tdiag_cmd(*args), cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-
-
-class RecordedRuns:
-    """Runs each fixture program under `tdiag run` once per session and keeps the run directory."""
-
-    def __init__(self, base: Path, env: dict[str, str]):
-        self.base, self.env, self.done = base, env, {}
-
-    def __call__(self, program: str, *args: str) -> tuple[Path, subprocess.CompletedProcess]:
-        key = (program, args)
-        if key not in self.done:
-            out = self.base / (Path(program).stem + ("-" + "-".join(args) if args else ""))
-            proc = run_tdiag(["run", "--no-tui", "-o", str(out), program, *args], self.env)
-            self.done[key] = (out, proc)
-        return self.done[key]
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from tdiag.analyzer.model import Analysis, Finding
 
@@ -36,6 +38,23 @@ class AnalysisIndex:
         self.severities = [s for s in ("error", "warning", "info") if any(f.severity == s for f in analysis.findings)]
         self.ranks = [str(r) for r in analysis.run.ranks]
         self.marks = _build_marks(analysis)
+        # Filter indexes: each value is the set of finding indexes it keeps, so a filter is a set intersection.
+        self.by_family = _rows_by(analysis.findings, lambda f: (f.family,))
+        self.by_severity = _rows_by(analysis.findings, lambda f: (f.severity,))
+        self.by_rank = _rows_by(analysis.findings, lambda f: [r for r, n in f.ranks.items() if n > 0])
+        self._orders: dict[str, list[int]] = {}
+
+    def order(self, sort: str, key: Callable[[Finding], Any] | None = None) -> list[int]:
+        """Every finding index sorted by ``key`` (stable; no key: Analysis order, which is impact order), cached
+        per sort name, so changing a filter never sorts again."""
+        order = self._orders.get(sort)
+        if order is None:
+            findings = self.analysis.findings
+            order = list(range(len(findings)))
+            if key is not None:
+                order.sort(key=lambda i: key(findings[i]))
+            self._orders[sort] = order
+        return order
 
     @property
     def multi_rank(self) -> bool:
@@ -49,6 +68,14 @@ class AnalysisIndex:
         paths = list(self.analysis.sources)
         paths += sorted(p for p in self.marks if p not in self.analysis.sources)
         return paths
+
+
+def _rows_by(findings: list[Finding], values: Callable[[Finding], Iterable[str]]) -> dict[str, frozenset[int]]:
+    rows: dict[str, set[int]] = defaultdict(set)
+    for i, finding in enumerate(findings):
+        for value in values(finding):
+            rows[value].add(i)
+    return {value: frozenset(found) for value, found in rows.items()}
 
 
 def _search_text(finding: Finding) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tdiag.analyzer.model import SEVERITY_RANK, Finding
+from tdiag.analyzer.model import SEVERITY_RANK
 
 from tdiag.tui.index import AnalysisIndex
 
@@ -22,19 +22,19 @@ class FindingQuery:
 
     def apply(self, index: AnalysisIndex) -> list[int]:
         """Indexes of the matching findings, in display order."""
-        findings = index.analysis.findings
+        empty: frozenset[int] = frozenset()
+        kept = [rows.get(value, empty) for rows, value in ((index.by_family, self.family),
+                (index.by_severity, self.severity), (index.by_rank, self.rank)) if value is not None]
+        allowed = frozenset.intersection(*kept) if kept else None
         needle = self.text.lower().strip()
-        selected = [
-            i
-            for i, f in enumerate(findings)
-            if (self.family is None or f.family == self.family)
-            and (self.severity is None or f.severity == self.severity)
-            and (self.rank is None or f.ranks.get(self.rank, 0) > 0)
-            and (not needle or needle in index.search_text[i])
-        ]
-        if self.sort != "impact":
-            key = _SORT_KEY[self.sort]
-            selected.sort(key=lambda i: key(findings[i]))
+        text = index.search_text
+        order = index.order(self.sort, _SORT_KEY.get(self.sort))
+        if allowed is None and not needle:
+            selected = list(order)
+        elif not needle:
+            selected = [i for i in order if i in allowed]  # type: ignore[operator]
+        else:
+            selected = [i for i in order if needle in text[i] and (allowed is None or i in allowed)]
         if self.descending:
             selected.reverse()
         return selected

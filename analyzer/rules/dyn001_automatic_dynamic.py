@@ -23,7 +23,8 @@ RULE = Rule("DYN001", "automatic-dynamic", "info", "Dynamo made an input dynamic
 def check(ctx):
     findings = []
     for frame in ctx.analysis.frames:
-        if not frame.automatic_dynamic:
+        # Symbols on a frame that never recompiled come from the user's own mark_dynamic / dynamic=True.
+        if not frame.automatic_dynamic or frame.recompiles == 0:
             continue
         findings.append(
             Finding(

@@ -24,15 +24,20 @@ RULE = Rule("RCP005", "recompile-limit", "error", "Hit the recompile limit: the 
 
 def check(ctx):
     a = ctx.analysis
-    findings = []
+    by_site: dict[tuple[str, int], Finding] = {}
     for frame in a.frames:
         if not frame.hit_recompile_limit:
             continue
-        limit_graphs = [g for g in a.graphs if g.frame_id == frame.frame_id and g.fail_reason and "limit" in g.fail_reason.lower()]
-        reasons = [f.text for r in a.recompiles if r.frame_id == frame.frame_id for f in r.failures[:1]]
-        last = reasons[-1] if reasons else "unknown guard"
-        findings.append(
-            Finding(
+        same_frame = (frame.rank, frame.frame_id)
+        limit_graphs = [
+            g for g in a.graphs if (g.rank, g.frame_id) == same_frame and g.fail_reason and "limit" in g.fail_reason.lower()
+        ]
+        reasons = [f.text for r in a.recompiles if (r.rank, r.frame_id) == same_frame for f in r.failures[:1]]
+        hits = max(1, len(limit_graphs))
+        finding = by_site.get((frame.path, frame.line))
+        if finding is None:  # the same function on several ranks is one finding with per-rank counts
+            last = reasons[-1] if reasons else "unknown guard"
+            finding = by_site[(frame.path, frame.line)] = Finding(
                 code=RULE.code,
                 name=RULE.name,
                 severity=RULE.severity,
@@ -42,10 +47,12 @@ def check(ctx):
                 path=frame.path,
                 line=frame.line,
                 function=frame.code_name,
-                occurrences=max(1, len(limit_graphs)),
-                compile_ids=[g.compile_id for g in limit_graphs] or list(frame.variants),
+                occurrences=0,
                 impact=100.0,
                 evidence={"failures": reasons, "fail_reason": limit_graphs[0].fail_reason if limit_graphs else None},
             )
-        )
-    return findings
+        finding.occurrences += hits
+        finding.compile_ids += [g.compile_id for g in limit_graphs] or list(frame.variants)
+        if frame.rank is not None:
+            finding.ranks[str(frame.rank)] = finding.ranks.get(str(frame.rank), 0) + hits
+    return list(by_site.values())

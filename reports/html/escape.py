@@ -11,19 +11,23 @@ from typing import Any
 
 # ``</script>`` or ``<!--`` inside a script element ends or corrupts it whatever its type, and U+2028/2029 break
 # older JS parsers; the \\u escapes keep the JSON value identical for JSON.parse.
-_SCRIPT_UNSAFE = {
-    ord("<"): "\\u003c",
-    ord(">"): "\\u003e",
-    ord("&"): "\\u0026",
-    0x2028: "\\u2028",
-    0x2029: "\\u2029",
-}
+# A list of str.replace calls rather than str.translate: on the megabytes a large run embeds, replace is ~50x faster.
+_SCRIPT_UNSAFE = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
 
 
 def json_for_script(value: Any) -> str:
     """Serialize ``value`` as JSON that is safe inside any ``<script>`` element."""
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=False, default=_default)
-    return text.translate(_SCRIPT_UNSAFE)
+    for bad, escaped in _SCRIPT_UNSAFE:
+        if bad in text:
+            text = text.replace(bad, escaped)
+    return text
 
 
 def _default(value: Any) -> Any:

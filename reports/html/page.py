@@ -19,7 +19,14 @@ from tdiag.analyzer.model import (
 
 from .charts import build_charts
 from .escape import json_for_script, safe_url
+from .finding_data import finding_rows
+from .graph_data import graph_rows
 from .source import SourceFile, SourceLine, annotate, excerpt
+from .strings import StringTable
+
+# Findings fully server-rendered, in impact order: readable with JavaScript off, and searchable by the browser's
+# find. The rest are built by the page script from the embedded data (issue 6: <= 1 MB beyond plotly.js for 1k).
+FULL_FINDINGS = 100
 
 
 @dataclass
@@ -79,6 +86,7 @@ class Page:
     cards: list[Card]
     run_rows: list[tuple[str, str]]
     findings: list[FindingView]
+    full_findings: list[FindingView]  # server-rendered; findings[len(full_findings):] are in data_json
     families: list[tuple[str, int]]
     severities: list[tuple[str, int]]
     charts: list[Any]
@@ -89,6 +97,7 @@ class Page:
     ranks: list[str]
     divergence: list[FindingView]
     code_json: str
+    data_json: str  # {"strings", "findings", "graphs"}: what the page script builds on demand
 
 
 def build_page(analysis: Analysis) -> Page:
@@ -98,12 +107,14 @@ def build_page(analysis: Analysis) -> Page:
     graphs = [_graph_view(analysis, g, i) for i, g in enumerate(analysis.graphs)]
     charts = build_charts(analysis)
     ranks = [str(r) for r in analysis.run.ranks] if len(analysis.run.ranks) > 1 else []
+    code = _code_map(analysis, graphs)
     return Page(
         analysis=analysis,
         title=_title(analysis),
         cards=_cards(analysis),
         run_rows=_run_rows(analysis),
         findings=findings,
+        full_findings=findings[:FULL_FINDINGS],
         families=sorted(Counter(v.f.family for v in findings).items()),
         severities=sorted(Counter(v.f.severity for v in findings).items(), key=lambda kv: SEVERITY_RANK.get(kv[0], 99)),
         charts=charts,
@@ -113,8 +124,16 @@ def build_page(analysis: Analysis) -> Page:
         recompiles=_recompiles(analysis),
         ranks=ranks,
         divergence=sorted((v for v in findings if v.f.ranks), key=lambda v: v.f.family != "DIV") if ranks else [],
-        code_json=json_for_script(_code_map(analysis, graphs)),
+        code_json=json_for_script(code),
+        data_json=json_for_script(_data(findings[FULL_FINDINGS:], graphs, code)),
     )
+
+
+def _data(lazy: list[FindingView], graphs: list[GraphView], code: dict[str, str]) -> dict[str, Any]:
+    strings = StringTable()
+    findings = finding_rows(lazy, strings)
+    graph_data = graph_rows(graphs, code, strings)
+    return {"strings": strings.values, "findings": findings, "graphs": graph_data}
 
 
 def _title(analysis: Analysis) -> str:

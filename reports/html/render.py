@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
+from collections.abc import Iterator
 from importlib import resources
 
 import jinja2
@@ -43,6 +46,20 @@ def plotly_js() -> str:
 
 def render(analysis: Analysis, *, plotly_bundle: str | None = None) -> str:
     """Render the page; ``plotly_bundle`` replaces the inlined plotly.js (golden tests keep their file small)."""
-    page = build_page(analysis)
-    template = _environment().get_template("report.html.j2")
-    return template.render(page=page, plotly_js=plotly_js() if plotly_bundle is None else plotly_bundle)
+    with _no_gc():
+        page = build_page(analysis)
+        template = _environment().get_template("report.html.j2")
+        return template.render(page=page, plotly_js=plotly_js() if plotly_bundle is None else plotly_bundle)
+
+
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    # Rendering allocates many short-lived, acyclic objects; each allocation burst triggers cyclic collections that
+    # walk the whole (large) Analysis again. On a 100k-event run that was about half the render time.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

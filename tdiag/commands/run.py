@@ -74,7 +74,7 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
         return outcome.exit_code
     record_exit(writer, outcome.exit_code, outcome.reason, started)
     writer.close()
-    _after_run(args, run_dir, outcome.exit_code)
+    _after_run(args, run_dir, rank)
     if outcome.system_exit is not None and not isinstance(outcome.system_exit.code, (int, type(None))):
         raise outcome.system_exit  # sys.exit("message"): let Python print it, exactly as without tdiag
     if outcome.reason == "keyboard_interrupt":
@@ -83,8 +83,16 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
     return outcome.exit_code
 
 
-def _after_run(args, run_dir: Path, exit_code: int) -> None:
-    """Summary, optional HTML and TUI; a failure here must not change the program's exit status."""
+def _after_run(args, run_dir: Path, rank: int | None) -> None:
+    """Summary, optional HTML and TUI; a failure here must not change the program's exit status.
+
+    Under torchrun only rank 0 reports (over every rank's file present), so N ranks do not print N summaries.
+    """
+    lead = rank in (None, 0)
+    summary = not args.quiet and lead
+    tui = lead and not args.no_tui and _is_tty(sys.stdout) and _is_tty(sys.stdin)
+    if not (summary or args.html or tui):
+        return
     try:
         from tdiag.analyzer import build
 
@@ -92,7 +100,7 @@ def _after_run(args, run_dir: Path, exit_code: int) -> None:
     except Exception as exc:
         print(f"tdiag: the record in {run_dir} could not be analysed: {exc}", file=sys.stderr)
         return
-    if not args.quiet:
+    if summary:
         from tdiag.reports.console import print_summary
 
         print_summary(analysis, run_dir, file=sys.stderr)
@@ -104,7 +112,7 @@ def _after_run(args, run_dir: Path, exit_code: int) -> None:
             print(f"tdiag: HTML report written to {args.html}", file=sys.stderr)
         except Exception as exc:
             print(f"tdiag: could not write the HTML report: {exc}", file=sys.stderr)
-    if not args.no_tui and _is_tty(sys.stdout) and _is_tty(sys.stdin):
+    if tui:
         try:
             from tdiag.tui import run_app
         except ImportError:

@@ -1,14 +1,10 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-PROGRAMS = Path(__file__).parent / "programs"
-REPO = Path(__file__).resolve().parents[2]
+from compiler_testing import tdiag_run
 
 
 @pytest.fixture(scope="session")
@@ -17,13 +13,6 @@ def inductor_env(tmp_path_factory) -> dict[str, str]:
     env = dict(os.environ)
     env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("inductor-cache"))
     return env
-
-
-def tdiag_run(program: str, out: Path, env: dict[str, str], *extra: str) -> Path:
-    cmd = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", *extra, "-o", str(out), str(PROGRAMS / program)]
-    proc = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return out
 
 
 @pytest.fixture(scope="session")
@@ -47,9 +36,3 @@ def warm_analysis(train_runs):
     from tdiag.analyzer import build
 
     return build(train_runs[1])
-
-
-def line_of(program: str, marker: str) -> int:
-    """The 1-based line of the fixture that carries ``marker`` (so tests never hard-code line numbers)."""
-    lines = (PROGRAMS / program).read_text().splitlines()
-    return next(i for i, text in enumerate(lines, 1) if marker in text)

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import PROGRAMS, REPO
+from compiler_testing import PROGRAMS, REPO
 
 pytestmark = pytest.mark.inductor
 

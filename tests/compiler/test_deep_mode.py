@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import tdiag_run
+from compiler_testing import tdiag_run
 
 pytestmark = pytest.mark.inductor
 

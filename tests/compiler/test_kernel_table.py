@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import line_of
+from compiler_testing import line_of
 
 pytestmark = pytest.mark.inductor
 PROGRAM = "kernels_train.py"

@@ -275,3 +275,26 @@ def make_analysis(ranks: list[int] | None = None) -> Analysis:
         sources={"train.py": TRAIN, "utils.py": UTILS},
         code={"k1": KERNEL_CODE, "out0": OUTPUT_CODE, "fx0": FX_GRAPH, "unused": "never referenced"},
     )
+
+
+def make_many(count: int) -> Analysis:
+    """The fixture with ``count`` findings: more than the page server-renders, so the rest are built by its script.
+    Each extra finding has a unique message and patch; many share a line, so their anchors take suffixes."""
+    import dataclasses
+
+    analysis = make_analysis()
+    base = analysis.findings
+    lines = TRAIN.splitlines()
+    extra = []
+    for i in range(len(base), count):
+        f = base[i % len(base)]
+        line = 1 + i % len(lines)
+        suggestion = f.suggestion and dataclasses.replace(
+            f.suggestion, patch=f.suggestion.patch and f.suggestion.patch.replace("torch.where", f"torch.where_{i}")
+        )
+        extra.append(dataclasses.replace(
+            f, path="train.py", line=line, message=f"finding number {i} {f.message}", impact=-float(i),
+            suggestion=suggestion,
+        ))
+    analysis.findings = base + extra
+    return analysis

@@ -9,7 +9,9 @@ import pytest
 from tdiag.analyzer.model import Analysis
 from tdiag.reports.html import write_html
 
-from report_fixture import IMG_PAYLOAD, SCRIPT_PAYLOAD, make_analysis
+from report_fixture import IMG_PAYLOAD, SCRIPT_PAYLOAD, make_analysis, make_many
+
+from tdiag.reports.html.page import FULL_FINDINGS, build_page
 
 pytestmark = pytest.mark.browser
 
@@ -72,11 +74,14 @@ def test_hostile_text_is_text_and_runs_nothing(context, report_file) -> None:
     page, log, analysis = open_report(context, report_file)
     # open everything, including the lazily loaded generated code and the charts' hover labels
     page.eval_on_selector_all("details", "els => els.forEach(e => { e.open = true; })")
+    page.wait_for_timeout(100)
+    # again: opening a graph builds its kernel tables, whose code blocks are new and closed
+    page.eval_on_selector_all("details", "els => els.forEach(e => { e.open = true; })")
     page.hover("#chart-recompiles svg.main-svg")
     page.wait_for_timeout(200)
     assert log.dialogs == []
     assert page.evaluate("document.querySelectorAll('img').length") == 0
-    assert page.evaluate("document.querySelectorAll('script').length") == 4
+    assert page.evaluate("document.querySelectorAll('script').length") == 5
     body = page.inner_text("body")
     assert SCRIPT_PAYLOAD in body and IMG_PAYLOAD in body
     assert page.text_content("details.code[data-code='k1'] > pre") == analysis.code["k1"]
@@ -164,3 +169,85 @@ def _render(analysis: Analysis) -> str:
     from tdiag.reports.html import render_html
 
     return render_html(analysis)
+
+
+def test_graph_tables_are_built_on_open(context, report_file) -> None:
+    page, log, analysis = open_report(context, report_file, "#graph-0")
+    graph = analysis.graphs[0]
+    page.wait_for_selector("#graph-0 details.guards")
+    guards = page.eval_on_selector_all("#graph-0 details.guards tbody tr td:nth-child(2)", "els => els.map(e => e.textContent)")
+    assert guards == [g.text for g in graph.guards]
+    kernels = page.eval_on_selector_all("#graph-0 table.kernels tbody tr td:first-child > code", "els => els.map(e => e.textContent)")
+    assert kernels == [k.name for k in graph.kernels]
+    page.click("#graph-0 table.kernels details.code > summary")
+    assert page.text_content("#graph-0 table.kernels details.code > pre") == analysis.code["k1"]
+    assert log.errors == [] and log.dialogs == []
+
+
+@pytest.fixture(scope="module")
+def many_file(tmp_path_factory) -> tuple[Path, Analysis]:
+    analysis = make_many(FULL_FINDINGS + 30)
+    path = tmp_path_factory.mktemp("html") / "many.html"
+    write_html(analysis, path)
+    return path, analysis
+
+
+def test_lazy_finding_by_permalink_search_and_copy(context, many_file) -> None:
+    path, analysis = many_file
+    index = FULL_FINDINGS + 20
+    f = analysis.findings[index]
+    page, log, _ = open_report(context, many_file)
+    ids = page.eval_on_selector_all("article.finding", "els => els.map(e => e.id)")
+    assert len(ids) == len(analysis.findings)
+    anchor = ids[index]
+    page.goto(path.as_uri() + f"#{anchor}")  # same document: a hashchange
+    box = page.locator(f"[id='{anchor}']")
+    assert box.is_visible()
+    assert f.message in box.inner_text()
+    top = box.evaluate("el => el.getBoundingClientRect().top")
+    assert 0 <= top < page.viewport_size["height"] / 2
+    # built like a server-rendered one: excerpt cut from the source view, evidence, patch
+    line = analysis.sources[f.path].splitlines()[f.line - 1]
+    assert box.locator("pre.excerpt .hit").text_content() == f"{f.line}{line}\n"
+    assert box.locator("dl.evidence").is_visible()
+    box.locator("button.copy").click()
+    page.wait_for_function(f"() => document.querySelector(\"[id='{anchor}'] button.copy\").textContent === 'Copied'")
+    assert page.evaluate("navigator.clipboard.readText()") == f.suggestion.patch
+    # search reaches lazily built findings through their data (the patch text is not in the shell)
+    page.goto(path.as_uri())
+    page.reload()
+    needle = f"torch.where_{index}("
+    page.fill("#search", needle)
+    assert visible_ids(page) == [anchor]
+    page.fill("#search", f.message)
+    assert visible_ids(page) == [anchor]
+    page.fill("#search", "")
+    page.uncheck(f"input[name=family][value={f.family}]")
+    assert anchor not in visible_ids(page)
+    assert log.errors == [] and log.dialogs == []
+
+
+def test_opened_at_a_lazy_permalink(context, many_file) -> None:
+    path, analysis = many_file
+    anchor = build_page(analysis).findings[-1].anchor  # with its -N suffix
+    page, log, _ = open_report(context, many_file, f"#{anchor}")
+    box = page.locator(f"[id='{anchor}']")
+    assert box.is_visible() and box.locator("pre.diff").is_visible()
+    assert page.evaluate("window.scrollY") > 0
+    assert log.errors == []
+
+
+def test_top_findings_readable_without_javascript(browser, many_file) -> None:
+    path, analysis = many_file
+    ctx = browser.new_context(java_script_enabled=False)
+    try:
+        page = ctx.new_page()
+        page.goto(path.as_uri())
+        ids = page.eval_on_selector_all("article.finding", "els => els.map(e => e.id)")
+        assert len(ids) == FULL_FINDINGS
+        for f, anchor in list(zip(analysis.findings, ids))[:: FULL_FINDINGS // 10]:
+            box = page.locator(f"[id='{anchor}']")
+            assert box.is_visible() and f.message in box.inner_text()
+        assert "30 more findings" in page.inner_text("#findings")
+    finally:
+        ctx.close()

@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 
-from conftest import PROGRAMS, run_tdiag, tdiag_cmd
+from tdiag_testing import PROGRAMS, run_tdiag, tdiag_cmd
 from tdiag.analyzer import build
 from tdiag.record import open_record
 

@@ -12,7 +12,7 @@ import pytest
 
 from oracle import account
 from tdiag.analyzer import build
-from conftest import PROGRAMS
+from tdiag_testing import PROGRAMS
 
 # program -> the rule codes its problems must be reported under (and nothing else of the BRK/RCP families)
 EXPECTED = {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from tui_factory import screen_text
 
-from tdiag.tui import make_app
 from tdiag.tui.index import MARK_BREAK, MARK_KERNEL, MARK_RECOMPILE, AnalysisIndex
 from tdiag.tui.widgets.source_view import SourceView
 
@@ -22,58 +21,54 @@ def test_marks_cover_breaks_recompiles_and_kernel_lines(sample):
         assert i in marks[finding.path][finding.line].findings
 
 
-async def test_n_and_p_step_through_marked_lines(sample):
-    app = make_app(sample)
-    async with app.run_test() as pilot:
-        await pilot.press("5")
-        view = app.screen.query_one(SourceView)
-        marked = sorted(app.index.marks[view.path])
-        assert view.cursor_line == marked[0]
-        for line in marked[1:]:
-            await pilot.press("n")
-            assert view.cursor_line == line
+async def test_n_and_p_step_through_marked_lines(sample_app):
+    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
+    await pilot.press("5")
+    view = app.screen.query_one(SourceView)
+    marked = sorted(app.index.marks[view.path])
+    assert view.cursor_line == marked[0]
+    for line in marked[1:]:
         await pilot.press("n")
-        assert view.cursor_line == marked[-1]
-        await pilot.press("p")
-        assert view.cursor_line == marked[-2]
+        assert view.cursor_line == line
+    await pilot.press("n")
+    assert view.cursor_line == marked[-1]
+    await pilot.press("p")
+    assert view.cursor_line == marked[-2]
 
 
-async def test_enter_on_a_marked_line_shows_its_finding(sample):
-    app = make_app(sample)
+async def test_enter_on_a_marked_line_shows_its_finding(sample_app):
+    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
     index, finding = next((i, f) for i, f in enumerate(sample.findings) if f.family == "BRK"
                           and f.path in sample.sources)
-    async with app.run_test() as pilot:
-        await pilot.press("5")
-        app.screen.open_file(finding.path, finding.line)
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.screen.id == "findings"
-        assert app.screen.selected_index == app.index.marks[finding.path][finding.line].findings[0]
+    await pilot.press("5")
+    app.screen.open_file(finding.path, finding.line)
+    await pilot.press("enter")
+    await pilot.pause()
+    assert app.screen.id == "findings"
+    assert app.screen.selected_index == app.index.marks[finding.path][finding.line].findings[0]
 
 
-async def test_file_without_source_says_so_and_lists_its_findings(sample):
-    app = make_app(sample)
+async def test_file_without_source_says_so_and_lists_its_findings(sample_app):
+    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
     finding = next(f for f in sample.findings if f.path not in sample.sources)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("5")
-        app.screen.open_file(finding.path, finding.line)
-        await pilot.pause()
-        view = app.screen.query_one(SourceView)
-        assert not view.available
-        assert "source not available" in screen_text(app)
-        summary = app.screen.line_summary(finding.path, finding.line)
-        assert any(finding.code in str(getattr(part, "plain", "")) for part in summary.renderables)
+    await pilot.press("5")
+    app.screen.open_file(finding.path, finding.line)
+    await pilot.pause()
+    view = app.screen.query_one(SourceView)
+    assert not view.available
+    assert "source not available" in screen_text(app)
+    summary = app.screen.line_summary(finding.path, finding.line)
+    assert any(finding.code in str(getattr(part, "plain", "")) for part in summary.renderables)
 
 
-async def test_cursor_moves_with_keys_and_reports_the_line(sample):
-    app = make_app(sample)
-    async with app.run_test() as pilot:
-        await pilot.press("5")
-        view = app.screen.query_one(SourceView)
-        start = view.cursor_line
-        await pilot.press("down", "down", "up")
-        assert app.screen.cursor == (view.path, start + 1)
-        await pilot.press("home")
-        assert view.cursor_line == 1
-        await pilot.press("end")
-        assert view.cursor_line == view.line_count
+async def test_cursor_moves_with_keys_and_reports_the_line(sample_app):
+    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
+    await pilot.press("5")
+    view = app.screen.query_one(SourceView)
+    start = view.cursor_line
+    await pilot.press("down", "down", "up")
+    assert app.screen.cursor == (view.path, start + 1)
+    await pilot.press("home")
+    assert view.cursor_line == 1
+    await pilot.press("end")
+    assert view.cursor_line == view.line_count

@@ -12,32 +12,14 @@ import pytest
 
 pytestmark = pytest.mark.terminal
 
-PROGRAM = '''\
-import torch
-
-
-@torch.compile(backend="eager")
-def step(x):
-    y = x * 2
-    if y.sum() > 0:
-        y = y + 1
-    return y.relu()
-
-
-step(torch.randn(8))
-'''
 
 
 @pytest.fixture(scope="module")
-def record(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tui-record")
-    script = folder / "branchy.py"
-    script.write_text(PROGRAM)
-    run_dir = folder / "run"
-    done = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(run_dir), str(script)],
-                          capture_output=True, text=True, timeout=240)
-    if done.returncode != 0 or not run_dir.exists():
-        pytest.fail(f"tdiag run failed ({done.returncode}):\n{done.stderr[-2000:]}")
+def record(recorded) -> Path:
+    """The session's shared capture of a data-dependent branch, so this test adds no torch run of its own."""
+    run_dir, proc = recorded("data_dependent_if.py")
+    if proc.returncode != 0 or not run_dir.exists():
+        pytest.fail(f"tdiag run failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
     return run_dir
 
 

@@ -118,7 +118,7 @@ class FindingsScreen(TdiagScreen):
         text.append("  " + self.query_state.describe(), style="dim")
         if self.index.multi_rank:
             text.append("  R: rank  d: divergence", style="dim")
-        self.query_one("#filter-bar", Static).update(text)
+        self.query_one("#filter-bar", Static).update(text, layout=False)  # one line tall, always
 
     def _show_detail(self) -> None:
         detail = self.query_one("#finding-detail", FindingDetail)

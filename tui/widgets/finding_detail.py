@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tdiag.analyzer.model import Finding
 from tdiag.tui.format import SOURCE_NOT_AVAILABLE, family_label, finding_site, severity_text
-from tdiag.tui.widgets.snippet import SYNTAX_THEME, source_snippet
+from tdiag.tui.widgets.snippet import SYNTAX_THEME, CachedSyntax, source_snippet
+
+
+CACHED_DETAILS = 256  # panes kept, so stepping back and forth over findings never rebuilds one
 
 
 class FindingDetail(VerticalScroll):
@@ -22,6 +24,7 @@ class FindingDetail(VerticalScroll):
         super().__init__(**kwargs)
         self.finding: Finding | None = None
         self.rendered: RenderableType = Text("")
+        self._cache: dict[int, RenderableType] = {}  # id(finding) -> pane; the Analysis outlives the widget
 
     def compose(self):
         yield Static(id="finding-detail-body")
@@ -31,9 +34,17 @@ class FindingDetail(VerticalScroll):
             return
         self.finding = finding
         body = self.query_one("#finding-detail-body", Static)
-        self.rendered = render_finding(finding, sources) if finding else Text("No finding selected", style="dim")
+        self.rendered = self._pane(finding, sources) if finding else Text("No finding selected", style="dim")
         body.update(self.rendered)
         self.scroll_home(animate=False)
+
+    def _pane(self, finding: Finding, sources: dict[str, str]) -> RenderableType:
+        rendered = self._cache.get(id(finding))
+        if rendered is None:
+            if len(self._cache) >= CACHED_DETAILS:
+                del self._cache[next(iter(self._cache))]  # the oldest
+            rendered = self._cache[id(finding)] = render_finding(finding, sources)
+        return rendered
 
 
 def _heading(text: str) -> Text:
@@ -115,7 +126,7 @@ def _suggestion(finding: Finding) -> list[RenderableType]:
     if suggestion.why:
         parts.append(Text(suggestion.why))
     if suggestion.patch:
-        parts.append(Syntax(suggestion.patch.rstrip("\n"), "diff", theme=SYNTAX_THEME, word_wrap=False))
+        parts.append(CachedSyntax(suggestion.patch.rstrip("\n"), "diff", theme=SYNTAX_THEME, word_wrap=False))
     elif suggestion.patch_note:
         parts.append(Text(f"no patch: {suggestion.patch_note}", style="dim"))
     for alternative in suggestion.alternatives:

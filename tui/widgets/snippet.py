@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
 from rich.console import RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
@@ -10,6 +14,29 @@ from tdiag.tui.format import SOURCE_NOT_AVAILABLE
 
 SYNTAX_THEME = "ansi_dark"  # ANSI colours follow the terminal's palette and never paint a background
 EXPRESSION_STYLE = "bold reverse"
+
+
+@lru_cache(maxsize=None)
+def lexer(name: str) -> Lexer:
+    """rich looks a lexer name up on every render (~8 ms: pygments scans its plugin entry points); do it once."""
+    return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
+
+
+class CachedSyntax(Syntax):
+    """A Syntax that tokenizes once: rich re-highlights on every render, and Textual renders a pane several times
+    (once to measure its height, once per repaint), which made each cursor move in the Findings table cost
+    tens of milliseconds."""
+
+    def __init__(self, code: str, lexer_name: str, **kwargs) -> None:
+        super().__init__(code, lexer(lexer_name), **kwargs)
+        self._highlighted: dict[tuple, Text] = {}
+
+    def highlight(self, code, line_range=None) -> Text:
+        key = (code, line_range)
+        text = self._highlighted.get(key)
+        if text is None:
+            text = self._highlighted[key] = super().highlight(code, line_range)
+        return text.copy()  # callers stylize the result in place
 
 
 def source_snippet(
@@ -24,7 +51,7 @@ def source_snippet(
     # Lex only the window shown: Syntax would otherwise tokenize the whole file on every repaint.
     first = max(1, line - context)
     window = lines[first - 1 : min(len(lines), line + context)]
-    syntax = Syntax(
+    syntax = CachedSyntax(
         "\n".join(window),
         "python",
         theme=SYNTAX_THEME,
@@ -39,5 +66,10 @@ def source_snippet(
     return syntax
 
 
-def code_block(code: str, lexer: str = "python") -> Syntax:
-    return Syntax(code, lexer, theme=SYNTAX_THEME, line_numbers=True, word_wrap=False)
+def code_block(code: str, lexer_name: str = "python") -> Syntax:
+    return CachedSyntax(code, lexer_name, theme=SYNTAX_THEME, line_numbers=True, word_wrap=False)
+
+
+def highlight_file(source: str) -> Text:
+    """A whole file, tokenized once, for views that cut it into lines themselves."""
+    return Syntax(source, lexer("python"), theme=SYNTAX_THEME).highlight(source)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
@@ -18,7 +17,7 @@ from textual.strip import Strip
 
 from tdiag.tui.format import SOURCE_NOT_AVAILABLE
 from tdiag.tui.index import MARK_BREAK, MARK_FINDING, MARK_KERNEL, MARK_RECOMPILE, LineMarks
-from tdiag.tui.widgets.snippet import SYNTAX_THEME
+from tdiag.tui.widgets.snippet import highlight_file
 
 # Letters rather than glyphs, so the gutter reads the same in a monochrome terminal and in a screen reader.
 MARK_GLYPHS = {
@@ -63,6 +62,14 @@ class SourceView(ScrollView, can_focus=True):
         self._lines: list[Text] = []
         self._strips: dict[int, Strip] = {}
         self._number_width = 3
+        self._highlighted: dict[str, list[Text]] = {}  # path -> lines, so going back to a file costs nothing
+
+    def _highlight(self, path: str, source: str) -> list[Text]:
+        lines = highlight_file(source).split("\n", allow_blank=True)
+        if len(lines) > 1 and not lines[-1].plain and source.endswith("\n"):
+            lines.pop()
+        self._highlighted[path] = lines
+        return lines
 
     def show(self, path: str, source: str | None, marks: dict[int, LineMarks], line: int = 1) -> None:
         self.path = path
@@ -71,10 +78,7 @@ class SourceView(ScrollView, can_focus=True):
         if source is None:
             self._lines = [Text(f"{SOURCE_NOT_AVAILABLE}: {path} was not recorded", style="dim italic")]
         else:
-            highlighted = Syntax(source, "python", theme=SYNTAX_THEME).highlight(source)
-            self._lines = highlighted.split("\n", allow_blank=True)
-            if len(self._lines) > 1 and not self._lines[-1].plain and source.endswith("\n"):
-                self._lines.pop()
+            self._lines = self._highlighted.get(path) or self._highlight(path, source)
         self._strips.clear()
         self._number_width = max(3, len(str(len(self._lines))))
         width = max((line.cell_len for line in self._lines), default=0) + self._gutter_width

@@ -1,4 +1,6 @@
-// Enhancements only: the findings, source and graphs are server-rendered and read without JavaScript.
+// Enhancements, plus what is built on demand: the top findings, the source and the graphs' summaries are
+// server-rendered and read without JavaScript; lower-ranked findings and graphs' guard and kernel tables are built
+// (by build.js) from the embedded data when shown, searched or linked to.
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -19,9 +21,14 @@
 
   // Generated code is stored once per hash and injected (as text) the first time its block is opened.
   var code = readJson("tdiag-code");
+  var data = new window.tdiagBuild.Data(readJson("tdiag-data"));
+  // toggle does not bubble: listen in the capture phase for every <details> of the page
   document.addEventListener("toggle", function (ev) {
     var el = ev.target;
-    if (!el.open || !el.dataset || !el.dataset.code) return;
+    if (!el.open || !el.classList) return;
+    if (el.classList.contains("graph")) buildGraph(el);
+    if (el.classList.contains("more")) buildFinding(el.parentElement);
+    if (!el.dataset.code) return;
     var pre = el.querySelector(":scope > pre");
     if (pre && !pre.dataset.loaded) {
       pre.textContent = code[el.dataset.code] || "";
@@ -29,9 +36,16 @@
     }
   }, true);
 
+  function buildGraph(details) {
+    var box = details.querySelector(":scope > .body > .tables");
+    if (!box || box.dataset.built) return;
+    box.dataset.built = "1";
+    box.append.apply(box, data.graphTables(+box.dataset.graph));
+  }
+
   // Diff colouring: the patch is server-rendered as plain text (readable without JS, and a third of the size)
   var diffClass = { "+": "pa", "-": "pd", "@": "ph" };
-  document.querySelectorAll("pre.diff").forEach(function (pre) {
+  function colourDiff(pre) {
     var text = pre.textContent;
     pre.textContent = "";
     text.split(/(?<=\n)/).forEach(function (line) {
@@ -41,7 +55,32 @@
       span.textContent = line;
       pre.appendChild(span);
     });
+  }
+  document.querySelectorAll("pre.diff").forEach(colourDiff);
+
+  // Findings beyond the server-rendered ones: a collapsed shell each, in rank order; the body is built on open.
+  var lazy = document.getElementById("lazy-findings");
+  var records = Array.prototype.map.call(document.querySelectorAll("article.finding"), function (el) {
+    return { el: el, text: null, f: null };
   });
+  if (lazy) {
+    var shells = document.createDocumentFragment();
+    data.rows.forEach(function (row) {
+      var f = data.finding(row);
+      var el = data.findingShell(f);
+      el._finding = f;
+      shells.appendChild(el);
+      records.push({ el: el, text: null, f: f });
+    });
+    lazy.appendChild(shells);
+  }
+  function buildFinding(el) {
+    var f = el && el._finding;
+    if (!f || el._built) return;
+    el._built = true;
+    var more = el.querySelector(":scope > details.more");
+    more.append.apply(more, data.findingBody(f, colourDiff));
+  }
 
   // Copy buttons
   function copyText(text) {
@@ -70,7 +109,6 @@
 
   // Search and filters over the findings
   var form = document.getElementById("filters");
-  var findings = Array.prototype.slice.call(document.querySelectorAll("article.finding"));
   function checked(name) {
     var out = {};
     form.querySelectorAll("input[name=" + name + "]").forEach(function (box) { out[box.value] = box.checked; });
@@ -82,20 +120,22 @@
     var rankSel = document.getElementById("rank");
     var rank = rankSel ? rankSel.value : "";
     var shown = 0;
-    findings.forEach(function (el) {
+    records.forEach(function (rec) {
+      var el = rec.el;
       var ok = sev[el.dataset.severity] !== false && fam[el.dataset.family] !== false;
       if (ok && rank) {
         var ranks = el.dataset.ranks;
         ok = !ranks || ranks.split(" ").indexOf(rank) >= 0;
       }
       if (ok && query) {
-        if (el._text === undefined) el._text = el.textContent.toLowerCase();
-        ok = el._text.indexOf(query) >= 0;
+        // a lazily built finding is searched in its data, built or not
+        if (rec.text === null) rec.text = (rec.f ? data.findingText(rec.f) : el.textContent).toLowerCase();
+        ok = rec.text.indexOf(query) >= 0;
       }
       el.hidden = !ok;
       if (ok) shown++;
     });
-    document.getElementById("shown").textContent = shown + " of " + findings.length + " shown";
+    document.getElementById("shown").textContent = shown + " of " + records.length + " shown";
     document.getElementById("no-match").hidden = shown > 0;
   }
   if (form) {
@@ -106,10 +146,15 @@
 
   // A permalink into a collapsed block (source line, graph) opens it, and a filtered-out finding is shown again.
   function reveal() {
-    var id = decodeURIComponent(location.hash.slice(1));
+    var id;
+    try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
     var el = id && document.getElementById(id);
     if (!el) return;
     if (el.hidden) el.hidden = false;
+    if (el._finding) {
+      buildFinding(el);
+      el.querySelector(":scope > details.more").open = true;
+    }
     for (var p = el; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
     el.scrollIntoView();
   }

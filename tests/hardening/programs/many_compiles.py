@@ -13,6 +13,7 @@ n = int(sys.argv[1])
 gate = sys.argv[2] if len(sys.argv) > 2 else None
 total = 0.0
 for i in range(n):
+    torch._dynamo.reset()  # a fresh compile (and its events) every iteration
     fn = torch.compile(lambda x, i=i: (x + i).relu() * 2, backend="eager")
     total += float(fn(torch.ones(4)).sum())
     if gate and i == 2:

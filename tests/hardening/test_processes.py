@@ -1,0 +1,28 @@
+"""Forks (DataLoader workers, a multiprocessing pool), threads and os._exit: the program behaves as under python and
+leaves one consistent record, written by the parent alone."""
+
+from __future__ import annotations
+
+from hardening_util import complete_lines, loaded_events, plain, report, under_tdiag
+from tdiag.analyzer import build
+
+
+def test_fork_thread_and_os_exit_leave_one_consistent_record(session_env, tmp_path):
+    expected = plain(["processes.py", "7"], session_env)
+    got = under_tdiag(tmp_path / "r", ["processes.py", "7"], session_env)
+    assert got.returncode == expected.returncode == 7, got.stderr.decode()
+    assert got.stdout == expected.stdout
+    assert got.stderr == expected.stderr
+    record = tmp_path / "r" / "events.jsonl"
+    data = record.read_bytes()
+    assert data.count(b'"type":"header"') == 1
+    # Every child compiled child_only_fn with a graph break; none of it may reach the parent's record.
+    assert not [ln for ln in data.splitlines() if b"child_only_fn" in ln and b'"type":"source"' not in ln]
+    assert complete_lines(record) == len(data.splitlines()) == loaded_events(record) + 1  # no torn or interleaved line
+    a = build(tmp_path / "r")
+    assert a.run.exit_reason == "unknown"  # os._exit: no exit event, said so
+    assert any("os._exit" in p for p in a.run.record_problems)
+    assert {b.site.function for b in a.breaks} == {"parent_fn", "thread_fn"}  # the thread's compile is recorded
+    report("behaviour-fork-thread-os-exit", "behaviour",
+           "DataLoader(num_workers=2, fork), fork Pool(2) compiling in children, compile in a thread, os._exit(7)", 1,
+           "output and exit status as under python; one header, no line from a child, the thread's break recorded")
