@@ -2,10 +2,16 @@
 
 Run with plain python:  python benchmarks/bench_tui.py [--findings N] [--size 120x40]
 
-Each key is timed from the pilot's press until the app is idle again with the screen repainted. The pilot itself
-sleeps at least two 20 ms slices per key (``wait_for_idle``), so every figure is printed raw and net of that baseline,
-measured on a bare Textual app. Wall time on a shared machine mostly measures the neighbours; CPU time (this
-process only, and the app runs in this process) is the figure to compare between runs.
+Each key is timed three ways:
+  raw / net   from the pilot's press until it finds the app idle again. The pilot sleeps in 20 ms slices until one
+              passes with under 1 ms of CPU, so this is at least two slices (the bare-app baseline, subtracted to give
+              "net") and rounds the app's work up to whole slices.
+  first/last  from the press until the first frame the app painted for it (the key's visible response) and until
+              the last one (the screen settled: Textual paces frames at 60 fps, so a change that needs a layout
+              pass lands a frame or two later, and the Findings detail pane deliberately follows the cursor
+              60 ms after it stops). Free of the pilot's slicing.
+  CPU         this process's CPU time over the press, less the baseline's: the app's own work, and the figure to
+              compare between runs on a shared machine, where wall time mostly measures the neighbours.
 """
 
 from __future__ import annotations
@@ -86,16 +92,39 @@ def build_large_analysis(n_findings: int = 5000, n_files: int = 200, seed: int =
 @dataclass
 class Timings:
     wall: list[float] = field(default_factory=list)  # ms
+    first: list[float] = field(default_factory=list)  # ms from the press to the first frame painted during it
+    last: list[float] = field(default_factory=list)  # ms from the press to the last frame painted during it
     cpu: list[float] = field(default_factory=list)  # ms of this process's CPU
 
 
-async def _press_latencies(pilot, keys) -> Timings:
+class PaintClock:
+    """Notes when the app paints frames (App._display is where every frame goes to the driver)."""
+
+    def __init__(self, app) -> None:
+        self.first = self.last = 0.0
+        display = app._display
+
+        def timed_display(screen, renderable) -> None:
+            if renderable is not None:
+                self.last = time.perf_counter()
+                self.first = self.first or self.last
+            display(screen, renderable)
+
+        app._display = timed_display
+
+
+async def _press_latencies(pilot, keys, clock: PaintClock | None = None) -> Timings:
     timings = Timings()
     for key in keys:
+        if clock is not None:
+            clock.first = 0.0
         wall, cpu = time.perf_counter(), time.process_time()
         await pilot.press(key)
         timings.wall.append((time.perf_counter() - wall) * 1000)
         timings.cpu.append((time.process_time() - cpu) * 1000)
+        if clock is not None:
+            timings.first.append(max(0.0, clock.first - wall) * 1000)
+            timings.last.append(max(0.0, clock.last - wall) * 1000)
     return timings
 
 
@@ -108,16 +137,22 @@ class Report:
     def __init__(self, baseline: Timings) -> None:
         self.base_wall, _ = _stats(baseline.wall)
         self.base_cpu, _ = _stats(baseline.cpu)
-        self.over_budget: list[str] = []
+        self.first_over: list[str] = []
+        self.last_over: list[str] = []
 
     def line(self, label: str, timings: Timings) -> None:
         wall_med, wall_p95 = _stats(timings.wall)
+        first_med, first_p95 = _stats(timings.first)
+        last_med, last_p95 = _stats(timings.last)
         cpu_med, cpu_p95 = _stats(timings.cpu)
         net_med, net_p95 = wall_med - self.base_wall, wall_p95 - self.base_wall
-        print(f"{label:<32} {wall_med:7.1f} {wall_p95:7.1f}   {net_med:7.1f} {net_p95:7.1f}   "
-              f"{cpu_med - self.base_cpu:7.1f} {cpu_p95 - self.base_cpu:7.1f}")
-        if net_p95 > KEY_BUDGET_MS:
-            self.over_budget.append(f"{label} (net p95 {net_p95:.0f} ms)")
+        columns = (wall_med, wall_p95, net_med, net_p95, first_med, first_p95, last_med, last_p95,
+                   cpu_med - self.base_cpu, cpu_p95 - self.base_cpu)
+        print(f"{label:<30}" + "".join(f" {a:5.0f} {b:5.0f} " for a, b in zip(columns[::2], columns[1::2])))
+        if first_p95 > KEY_BUDGET_MS:
+            self.first_over.append(f"{label} ({first_p95:.0f} ms)")
+        if last_p95 > KEY_BUDGET_MS:
+            self.last_over.append(f"{label} ({last_p95:.0f} ms)")
 
 
 async def bench(n_findings: int, size: tuple[int, int]) -> None:
@@ -139,29 +174,37 @@ async def bench(n_findings: int, size: tuple[int, int]) -> None:
 
     wall, cpu = time.perf_counter(), time.process_time()
     app = make_app(analysis)
+    clock = PaintClock(app)
     async with app.run_test(size=size) as pilot:
+        first_paint = (clock.last - wall) * 1000
         await pilot.pause()
         first_wall, first_cpu = (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
-        print(f"first screen (overview, index built): {first_wall:.0f} ms wall, {first_cpu:.0f} ms CPU  "
-              f"(budget {FIRST_SCREEN_BUDGET_MS} ms)")
-        print(f"{'action':<32} {'raw ms':>15}   {'net of pilot':>15}   {'app CPU ms':>15}")
-        print(f"{'':<32} {'median':>7} {'p95':>7}   {'median':>7} {'p95':>7}   {'median':>7} {'p95':>7}")
-        report.line("open Findings (first visit)", await _press_latencies(pilot, ["2"]))
-        report.line("scroll findings (down)", await _press_latencies(pilot, ["down"] * 60))
-        report.line("page down findings", await _press_latencies(pilot, ["pagedown"] * 20))
-        report.line("cycle family filter (f)", await _press_latencies(pilot, ["f"] * 8))
-        report.line("cycle severity filter (s)", await _press_latencies(pilot, ["s"] * 8))
-        report.line("cycle sort (o)", await _press_latencies(pilot, ["o"] * 10))
+        print(f"first screen (overview, index built): painted at {first_paint:.0f} ms; idle at {first_wall:.0f} ms "
+              f"wall, {first_cpu:.0f} ms CPU  (budget {FIRST_SCREEN_BUDGET_MS} ms)")
+        print(f"{'action (ms)':<30}" + "".join(f" {title:^11} " for title in
+                                                ("raw", "net of pilot", "first paint", "last paint", "app CPU")))
+        print(f"{'':<30}" + f" {'med':>5} {'p95':>5} " * 5)
+
+        async def measure(label: str, keys: list[str]) -> None:
+            report.line(label, await _press_latencies(pilot, keys, clock))
+
+        await measure("open Findings (first visit)", ["2"])
+        await measure("scroll findings (down)", ["down"] * 60)
+        await measure("page down findings", ["pagedown"] * 20)
+        await measure("cycle family filter (f)", ["f"] * 8)
+        await measure("cycle severity filter (s)", ["s"] * 8)
+        await measure("cycle sort (o)", ["o"] * 10)
         await pilot.press("slash")
-        report.line("type in search (refilter 5k)", await _press_latencies(pilot, list("forward_12")))
+        await measure("type in search (refilter 5k)", list("forward_12"))
         await pilot.press("escape")
-        report.line("first visit 3,4,5", await _press_latencies(pilot, ["3", "4", "5"]))
-        report.line("switch screens (1-5, built)", await _press_latencies(pilot, ["1", "2", "3", "4", "5"] * 2))
-        report.line("source view: next mark (n)", await _press_latencies(pilot, ["n"] * 40))
+        await measure("first visit 3,4,5", ["3", "4", "5"])
+        await measure("switch screens (1-5, built)", ["1", "2", "3", "4", "5"] * 2)
+        await measure("source view: next mark (n)", ["n"] * 40)
         assert app.screen.id == "source"
     print(f"first screen within {FIRST_SCREEN_BUDGET_MS} ms: {'yes' if first_wall <= FIRST_SCREEN_BUDGET_MS else 'NO'}")
-    print(f"every action within {KEY_BUDGET_MS} ms net p95: "
-          + ("yes" if not report.over_budget else "NO: " + "; ".join(report.over_budget)))
+    for what, over in (("first paint", report.first_over), ("last paint", report.last_over)):
+        print(f"{what} within {KEY_BUDGET_MS} ms at p95 for every action: "
+              + ("yes" if not over else "NO: " + "; ".join(over)))
 
 
 def main() -> None:

@@ -89,8 +89,15 @@ class RecordWriter:
     def close(self) -> None:
         if self._fd is not None and os.getpid() == self._pid:
             with self._lock:
+                try:
+                    # Writes to a file deleted under us (its directory removed) succeed and go nowhere: say so once.
+                    removed = os.fstat(self._fd).st_nlink == 0
+                except OSError:
+                    removed = False
                 os.close(self._fd)
                 self._fd = None
+            if removed and not self._failed:
+                print(f"tdiag: the record {self.path} was removed while the program ran: nothing was kept", file=sys.stderr)
 
 
 @dataclass

@@ -7,10 +7,12 @@ import shlex
 import subprocess
 from pathlib import Path
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 
 from tdiag.analyzer.model import Analysis
+from tdiag.tui.idle_gc import IdleCollector
 from tdiag.tui.index import AnalysisIndex
 from tdiag.tui.messages import OpenInEditor, ShowFinding, ShowGraph, ShowSource
 from tdiag.tui.screens.findings import FindingsScreen
@@ -20,6 +22,7 @@ from tdiag.tui.screens.help import HelpScreen
 from tdiag.tui.screens.overview import OverviewScreen
 from tdiag.tui.screens.recompiles import RecompilesScreen
 from tdiag.tui.screens.source import SourceScreen
+from tdiag.tui.widgets.snippet import warm_lexers
 from tdiag.tui.widgets.source_view import SourceView
 
 SCREEN_CLASSES = (OverviewScreen, FindingsScreen, RecompilesScreen, GraphsScreen, SourceScreen)
@@ -49,7 +52,20 @@ class TdiagApp(App):
         super().__init__()
         self.analysis = analysis
         self.index = AnalysisIndex(analysis)
+        self.idle_gc = IdleCollector(self)
         self._history: list[str] = []  # modes visited, for Escape
+
+    def on_mount(self) -> None:
+        self.idle_gc.start()
+        self.call_after_refresh(warm_lexers)  # after the first screen is painted, before anyone opens a finding
+
+    def on_unmount(self) -> None:
+        self.idle_gc.stop()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown)):
+            self.idle_gc.saw_input()
+        await super().on_event(event)
 
     # -- navigation ------------------------------------------------------------------------------------
 

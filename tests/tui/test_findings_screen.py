@@ -139,3 +139,15 @@ async def test_rank_key_is_harmless_on_a_single_rank_record(sample_app):
     app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
     await pilot.press("2", "R")
     assert app.screen.query_state.rank is None
+
+
+async def test_key_bar_lists_the_screen_keys_and_a_click_runs_one(sample_app):
+    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
+    await pilot.press("2")
+    bar = app.screen.query_one("KeyBar")
+    text = bar.render().plain
+    for binding in app.screen.BINDINGS:
+        if binding.show:
+            assert f" {app.get_key_display(binding)} {binding.description} " in text
+    await pilot.click(bar, offset=(text.index(" f Family") + 1, 0))
+    assert app.screen.query_state.family == sorted({f.family for f in sample.findings})[0]

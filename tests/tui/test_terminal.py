@@ -13,7 +13,6 @@ import pytest
 pytestmark = pytest.mark.terminal
 
 
-
 @pytest.fixture(scope="module")
 def record(recorded) -> Path:
     """The session's shared capture of a data-dependent branch, so this test adds no torch run of its own."""

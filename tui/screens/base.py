@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from tdiag.analyzer.model import Analysis
 from tdiag.tui.index import AnalysisIndex
+from tdiag.tui.widgets.key_bar import KeyBar
 from tdiag.tui.widgets.nav import NavBar
 
 if TYPE_CHECKING:
@@ -36,5 +36,5 @@ class TdiagScreen(Screen):
     def nav(self) -> NavBar:
         return NavBar(self.MODE)
 
-    def footer(self) -> Footer:
-        return Footer(show_command_palette=False)
+    def footer(self) -> KeyBar:
+        return KeyBar()

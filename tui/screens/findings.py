@@ -128,9 +128,12 @@ class FindingsScreen(TdiagScreen):
 
     def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
         event.stop()
-        # Holding a key down should move the cursor at key speed; the detail pane follows once it settles.
         if self._detail_timer is not None:
             self._detail_timer.stop()
+            self._detail_timer = None
+        if self.query_one("#finding-detail", FindingDetail).finding is self.selected_finding:
+            return  # a refilter that kept the selection has already shown it
+        # Holding a key down should move the cursor at key speed; the detail pane follows once it settles.
         self._detail_timer = self.set_timer(DETAIL_DELAY_S, self._show_detail)
 
     def on_row_table_selected(self, event: RowTable.Selected) -> None:

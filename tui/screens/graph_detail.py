@@ -8,11 +8,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from tdiag.analyzer.model import Analysis, CompiledGraph, Kernel
 from tdiag.tui.format import seconds, site_label
 from tdiag.tui.messages import ShowSource
+from tdiag.tui.widgets.key_bar import KeyBar
 from tdiag.tui.widgets.snippet import code_block
 
 CODE_LINES_SHOWN = 80
@@ -43,7 +44,7 @@ class GraphDetailScreen(Screen):
             else:
                 notes = "\n".join(g.kernel_notes) or "No kernels recorded for this graph."
                 yield Static(Text(notes, style="dim"), id="no-kernels")
-        yield Footer(show_command_palette=False)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         if not self.graph.kernels:

@@ -6,37 +6,32 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from tdiag.analyzer.model import Finding
 from tdiag.tui.format import SOURCE_NOT_AVAILABLE, family_label, finding_site, severity_text
+from tdiag.tui.widgets.rendered_pane import RenderedPane
 from tdiag.tui.widgets.snippet import SYNTAX_THEME, CachedSyntax, source_snippet
 
 
 CACHED_DETAILS = 256  # panes kept, so stepping back and forth over findings never rebuilds one
 
 
-class FindingDetail(VerticalScroll):
+class FindingDetail(RenderedPane):
     """Rendered on demand for the selected finding only: thousands of findings never build their panes up front."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.finding: Finding | None = None
-        self.rendered: RenderableType = Text("")
         self._cache: dict[int, RenderableType] = {}  # id(finding) -> pane; the Analysis outlives the widget
 
-    def compose(self):
-        yield Static(id="finding-detail-body")
-
     def show(self, finding: Finding | None, sources: dict[str, str]) -> None:
-        if finding is self.finding:
+        if finding is self.finding and self._key is not None:
             return
         self.finding = finding
-        body = self.query_one("#finding-detail-body", Static)
-        self.rendered = self._pane(finding, sources) if finding else Text("No finding selected", style="dim")
-        body.update(self.rendered)
-        self.scroll_home(animate=False)
+        if finding is None:
+            self.show_renderable(Text("No finding selected", style="dim"), key="none")
+        else:
+            self.show_renderable(self._pane(finding, sources), key=id(finding))
 
     def _pane(self, finding: Finding, sources: dict[str, str]) -> RenderableType:
         rendered = self._cache.get(id(finding))

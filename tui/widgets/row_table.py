@@ -76,8 +76,14 @@ class RowTable(ScrollView, can_focus=True):
         return self.items[self.cursor_row] if 0 <= self.cursor_row < len(self.items) else None
 
     def watch_cursor_row(self, old: int, new: int) -> None:
+        top = self.scroll_offset.y
         self._reveal()
-        self.refresh()
+        if self.scroll_offset.y == top:
+            # Only the two rows whose cursor style changed need painting; a whole table repaint is most of a key.
+            self.refresh_line(old)
+            self.refresh_line(new)
+        else:
+            self.refresh()
         self.post_message(self.Highlighted(self, new))
 
     def action_move(self, delta: int) -> None:

@@ -22,6 +22,12 @@ def lexer(name: str) -> Lexer:
     return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
 
 
+def warm_lexers() -> None:
+    """Look the lexers up before the first detail pane needs them, so that key press does not pay for it."""
+    lexer("python")
+    lexer("diff")
+
+
 class CachedSyntax(Syntax):
     """A Syntax that tokenizes once: rich re-highlights on every render, and Textual renders a pane several times
     (once to measure its height, once per repaint), which made each cursor move in the Findings table cost

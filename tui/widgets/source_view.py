@@ -5,6 +5,7 @@ Uses Textual's line API, so a file of any length costs only the lines on screen.
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -17,7 +18,7 @@ from textual.strip import Strip
 
 from tdiag.tui.format import SOURCE_NOT_AVAILABLE
 from tdiag.tui.index import MARK_BREAK, MARK_FINDING, MARK_KERNEL, MARK_RECOMPILE, LineMarks
-from tdiag.tui.widgets.snippet import highlight_file
+from tdiag.tui.widgets.lazy_highlight import LazyHighlight
 
 # Letters rather than glyphs, so the gutter reads the same in a monochrome terminal and in a screen reader.
 MARK_GLYPHS = {
@@ -59,30 +60,26 @@ class SourceView(ScrollView, can_focus=True):
         self.path = ""
         self.available = False
         self.marks: dict[int, LineMarks] = {}
-        self._lines: list[Text] = []
+        self._text: LazyHighlight | None = None  # None: the file was not recorded, and _missing says so
+        self._missing = Text("")
         self._strips: dict[int, Strip] = {}
         self._number_width = 3
-        self._highlighted: dict[str, list[Text]] = {}  # path -> lines, so going back to a file costs nothing
-
-    def _highlight(self, path: str, source: str) -> list[Text]:
-        lines = highlight_file(source).split("\n", allow_blank=True)
-        if len(lines) > 1 and not lines[-1].plain and source.endswith("\n"):
-            lines.pop()
-        self._highlighted[path] = lines
-        return lines
+        self._highlighted: dict[str, LazyHighlight] = {}  # path -> lines, so going back to a file costs nothing
 
     def show(self, path: str, source: str | None, marks: dict[int, LineMarks], line: int = 1) -> None:
         self.path = path
         self.available = source is not None
         self.marks = marks
         if source is None:
-            self._lines = [Text(f"{SOURCE_NOT_AVAILABLE}: {path} was not recorded", style="dim italic")]
+            self._text = None
+            self._missing = Text(f"{SOURCE_NOT_AVAILABLE}: {path} was not recorded", style="dim italic")
+            widest = self._missing.cell_len
         else:
-            self._lines = self._highlighted.get(path) or self._highlight(path, source)
+            self._text = self._highlighted.get(path) or self._highlighted.setdefault(path, LazyHighlight(source))
+            widest = max((cell_len(line) for line in self._text.plain), default=0)
         self._strips.clear()
-        self._number_width = max(3, len(str(len(self._lines))))
-        width = max((line.cell_len for line in self._lines), default=0) + self._gutter_width
-        self.virtual_size = Size(width, len(self._lines))
+        self._number_width = max(3, len(str(self.line_count)))
+        self.virtual_size = Size(widest + self._gutter_width, self.line_count)
         self.cursor_line = self._clamp(line)
         # The first show happens before layout, when the view has no height to centre in yet.
         self.call_after_refresh(self._reveal_cursor, True)
@@ -90,14 +87,14 @@ class SourceView(ScrollView, can_focus=True):
 
     @property
     def line_count(self) -> int:
-        return len(self._lines)
+        return self._text.line_count if self._text is not None else 1
 
     @property
     def _gutter_width(self) -> int:
         return self._number_width + 3
 
     def _clamp(self, line: int) -> int:
-        return max(1, min(line, max(1, len(self._lines))))
+        return max(1, min(line, self.line_count))
 
     def watch_cursor_line(self, old: int, new: int) -> None:
         self.refresh()
@@ -136,14 +133,14 @@ class SourceView(ScrollView, can_focus=True):
 
     def on_click(self, event) -> None:
         line = self.scroll_offset.y + event.y + 1
-        if 1 <= line <= len(self._lines):
+        if 1 <= line <= self.line_count:
             self.cursor_line = line
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         number = scroll_y + y + 1
         width = self.scrollable_content_region.width
-        if number > len(self._lines):
+        if number > self.line_count:
             return Strip.blank(width)
         code = self._code_strip(number).crop(scroll_x, scroll_x + max(0, width - self._gutter_width))
         strip = Strip.join([self._gutter(number), code]).extend_cell_length(width).crop(0, width)
@@ -162,6 +159,7 @@ class SourceView(ScrollView, can_focus=True):
     def _code_strip(self, number: int) -> Strip:
         strip = self._strips.get(number)
         if strip is None:
-            segments = list(self._lines[number - 1].render(self.app.console, end=""))
+            text = self._text.line(number) if self._text is not None else self._missing
+            segments = list(text.render(self.app.console, end=""))
             strip = self._strips[number] = Strip(segments)
         return strip
