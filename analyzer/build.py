@@ -14,8 +14,6 @@ from tdiag.analyzer.model import (
     Frame,
     FrameInfo,
     GraphBreak,
-    Guard,
-    GuardFailure,
     Recompile,
     RunInfo,
     Site,
@@ -95,7 +93,10 @@ class Builder:
             info.complete = not self.log.truncated_ranks
         else:
             info.exit_reason = "unknown"
-            info.record_problems.append("the record has no exit event: the program was killed or os._exit() was called")
+            if info.source == "tdiag run":
+                info.record_problems.append("the record has no exit event: the program was killed or os._exit() was called")
+            else:
+                info.record_problems.append("the trace ends before the process did: it was cut short")
         unknown = {k.split(":", 1)[1]: v for k, v in self.log.stats.items() if k.startswith("unknown:")}
         if unknown:
             info.record_problems.append(
@@ -152,14 +153,13 @@ class Builder:
             elif not m.get("has_guarded_code", True) or (g.op_count == 0 and key not in graph_code):
                 g.status = "empty"
             if key in guards:
-                g.guards = [self._guard(p) for p in parse_guard_tree(guards[key].payload)]
+                g.guards = parse_guard_tree(guards[key].payload)
+                for guard in g.guards:
+                    guard.function = user_function_name(guard.function)
             if key in graph_code:
                 g.graph_code_ref = self._store_code(graph_code[key])
             graphs.append(g)
         return graphs
-
-    def _guard(self, p) -> Guard:
-        return Guard(kind=p.kind, text=p.text, source=p.source, path=p.path, line=p.line, function=user_function_name(p.function))
 
     def _store_code(self, ev: TorchEvent) -> str | None:
         text = ev.payload
@@ -240,13 +240,9 @@ class Builder:
             g = graphs.get((ev.rank, cid))
             failures = []
             for item in split_recompile_payload(ev.payload):
-                p = parse_guard_failure(item)
-                failures.append(
-                    GuardFailure(
-                        entry=p.entry, text=p.text, kind=p.kind, subject=p.subject, dim=p.dim, expected=p.expected,
-                        actual=p.actual, source=p.source, path=self.paths.display(p.path) if p.path else None, line=p.line,
-                    )
-                )
+                failure = parse_guard_failure(item)
+                failure.path = self.paths.display(failure.path) if failure.path else None
+                failures.append(failure)
             out.append(
                 Recompile(
                     compile_id=cid,

@@ -230,8 +230,10 @@ def _load_file(rf: RecordFile, log: EventLog) -> None:
             if isinstance(ev.get("path"), str) and isinstance(ev.get("text"), str):
                 log.sources.setdefault(ev["path"], ev["text"])
         elif kind == "note":
-            if ev.get("text") and ev["text"] not in log.notes:
-                log.notes.append(ev["text"])
+            # A note marked as a problem (damage an import found) belongs with the record's problems.
+            target = log.problems if ev.get("problem") is True else log.notes
+            if ev.get("text") and ev["text"] not in target:
+                target.append(ev["text"])
         elif kind == "log":
             log.logs.append({**ev, "rank": rank})
         elif kind in ("compile_start", "compile_end"):

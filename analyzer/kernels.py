@@ -19,6 +19,7 @@ from tdiag.analyzer.aot_graphs import aot_info
 from tdiag.analyzer.events import EventLog, TorchEvent
 from tdiag.analyzer.model import Analysis, CompiledGraph, Kernel, SourceRef
 from tdiag.analyzer.paths import PathMapper
+
 from tdiag.record import payload_hash
 
 ROLES = ("forward", "backward", "inference")

@@ -9,6 +9,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from tdiag.analyzer.model import Guard, GuardFailure
+
 GB_URL = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
 TRACEBACK_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>.+)$')
 BREAK_HEADER = re.compile(r"^Graph break in user code at (?P<path>.+):(?P<line>\d+)\s*$")
@@ -111,21 +113,6 @@ GUARD_COMMENT = re.compile(r"\s+#\s*(?P<source>.*?)\s+#\s*(?P<loc>\S+):(?P<line>
 COMPARISON = re.compile(r"^(?P<subject>.+?)\s*(?P<op>==|!=|<=|>=|<|>)\s*(?P<value>.+?)$")
 
 
-@dataclass
-class ParsedFailure:
-    entry: str
-    text: str
-    kind: str
-    subject: str | None = None
-    dim: int | None = None
-    expected: str | None = None
-    actual: str | None = None
-    source: str | None = None
-    path: str | None = None
-    line: int | None = None
-    stack: list[ParsedFrame] = field(default_factory=list)
-
-
 def split_recompile_payload(payload: str | None) -> list[str]:
     if not payload:
         return []
@@ -140,22 +127,23 @@ def split_recompile_payload(payload: str | None) -> list[str]:
     return [text]
 
 
-def parse_guard_failure(item: str) -> ParsedFailure:
+def parse_guard_failure(item: str) -> GuardFailure:
+    """One entry of a recompile reason; ``path`` is as torch wrote it (the caller maps it to a display path)."""
     head, _, stack_text = item.partition("\nUser stack trace:")
     m = ENTRY_PREFIX.match(head.strip())
     entry, body = (m["entry"], m["rest"]) if m else ("?", head.strip())
     first = body.splitlines()[0] if body else ""
-    out = ParsedFailure(entry=entry, text=first.strip(), kind="other")
-    out.stack = parse_traceback(stack_text.splitlines()) if stack_text else []
+    out = GuardFailure(entry=entry, text=first.strip(), kind="other")
+    stack = parse_traceback(stack_text.splitlines()) if stack_text else []
     cm = GUARD_COMMENT.search(first)
     guard = first
     if cm:
         guard = first[: cm.start()].strip()
         out.source, out.line = cm["source"].strip(), int(cm["line"])
         out.text = guard
-    if out.stack:
-        out.path, out.line = out.stack[-1].path, out.stack[-1].line
-        out.source = out.source or out.stack[-1].code
+    if stack:
+        out.path, out.line = stack[-1].path, stack[-1].line
+        out.source = out.source or stack[-1].code
     tm = TENSOR_MISMATCH.search(guard)
     if tm:
         out.kind = tm["what"].replace(" ", "_")
@@ -200,24 +188,15 @@ def _first_arg(g: str) -> str | None:
 GUARD_LINE = re.compile(r"^[\s|+\-]*(?P<kind>[A-Z][A-Z0-9_]+):\s*(?P<text>.*)$")
 
 
-@dataclass
-class ParsedGuard:
-    kind: str
-    text: str
-    source: str | None = None
-    path: str | None = None
-    line: int | None = None
-    function: str | None = None
-
-
-def parse_guard_tree(payload: str | None) -> list[ParsedGuard]:
-    guards: list[ParsedGuard] = []
+def parse_guard_tree(payload: str | None) -> list[Guard]:
+    """Guards of a TREE_GUARD_MANAGER dump, each with the user source line torch attributes it to."""
+    guards: list[Guard] = []
     for raw in (payload or "").splitlines():
         m = GUARD_LINE.match(raw)
         if not m or m["kind"] in ("TREE_GUARD_MANAGER", "GuardManager", "RootGuardManager"):
             continue
         text = m["text"]
-        g = ParsedGuard(kind=m["kind"], text=text.strip())
+        g = Guard(kind=m["kind"], text=text.strip())
         cm = GUARD_COMMENT.search(text)
         if cm:
             g.text = text[: cm.start()].strip()

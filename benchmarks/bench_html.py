@@ -11,8 +11,8 @@ import sys
 import time
 
 from tdiag.analyzer.model import (
-    AotInfo,
     Analysis,
+    AotInfo,
     CompiledGraph,
     Finding,
     FrameInfo,

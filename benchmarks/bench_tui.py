@@ -24,8 +24,20 @@ import time
 from dataclasses import dataclass, field
 
 from tdiag.analyzer.model import (
-    Analysis, CompiledGraph, Finding, FrameInfo, GraphBreak, Guard, GuardFailure, Kernel, Recompile, RunInfo, Site,
-    SourceRef, Suggestion, Summary,
+    Analysis,
+    CompiledGraph,
+    Finding,
+    FrameInfo,
+    GraphBreak,
+    Guard,
+    GuardFailure,
+    Kernel,
+    Recompile,
+    RunInfo,
+    Site,
+    SourceRef,
+    Suggestion,
+    Summary,
 )
 
 FAMILIES = [("BRK", "data-dependent-branch", "error"), ("BRK", "tensor-item", "warning"),
@@ -156,9 +168,8 @@ class Report:
 
 
 async def bench(n_findings: int, size: tuple[int, int]) -> None:
-    from textual.app import App
-
     from tdiag.tui import make_app
+    from textual.app import App
 
     start = time.perf_counter()
     analysis = build_large_analysis(n_findings)

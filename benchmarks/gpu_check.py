@@ -67,9 +67,10 @@ def check(condition: bool, text: str) -> None:
 
 def captured_step(mode: str, out_dir: Path):
     from tdiag.analyzer import build
+    from tdiag.tracer.session import TraceSession, header_fields, record_exit
+
     from tdiag.record import RecordWriter
     from tdiag.rundir import prepare
-    from tdiag.tracer.session import TraceSession, header_fields, record_exit
 
     torch._dynamo.reset()
     torch.manual_seed(0)

@@ -12,7 +12,7 @@ def main() -> None:
     model = nn.Sequential(nn.Linear(32, 32), nn.ReLU(), nn.LayerNorm(32), nn.Linear(32, 1))
     compiled = torch.compile(model, backend="aot_eager")
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    for step in range(3):
+    for _ in range(3):
         x = torch.randn(16, 32)
         loss = compiled(x).pow(2).mean()
         loss.backward()

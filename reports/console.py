@@ -8,7 +8,6 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-
 from tdiag.analyzer.model import Analysis
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}

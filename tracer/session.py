@@ -12,11 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import tdiag
-from tdiag.record import RecordWriter
 from tdiag.tracer import break_hook, progress
 from tdiag.tracer.collector import TraceCollector
 from tdiag.tracer.sources import SourceSnapshotter
+
+import tdiag
+from tdiag.record import RecordWriter
 
 Listener = Callable[[str, dict[str, Any]], None]
 

@@ -78,7 +78,7 @@ def get_rule(code: str) -> Rule | None:
 def run_rules(analysis: Analysis, log: Any) -> list[Finding]:
     ctx = RuleContext(analysis, log)
     findings: list[Finding] = []
-    for rule, check in registry().values():
+    for _rule, check in registry().values():
         produced: Iterable[Finding] = check(ctx) or []
         findings.extend(produced)
     try:

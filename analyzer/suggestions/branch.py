@@ -11,7 +11,6 @@ import textwrap
 
 import libcst as cst
 from libcst.helpers import parse_template_statement
-
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.context import (
     NoPatch,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import libcst as cst
-
 from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext
 from tdiag.analyzer.suggestions.syntax import SourceTree, dotted
 

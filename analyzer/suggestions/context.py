@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
-
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.analyzer.suggestions.diff import make_patch
 from tdiag.analyzer.suggestions.syntax import SourceTree

@@ -4,7 +4,6 @@ Dynamo reorder it (``reorderable_logging_functions``)."""
 from __future__ import annotations
 
 import libcst as cst
-
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, replace_statement
 from tdiag.analyzer.suggestions.syntax import dotted, is_expression_statement_call

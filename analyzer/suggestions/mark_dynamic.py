@@ -11,7 +11,6 @@ import re
 
 import libcst as cst
 from libcst.helpers import parse_template_statement
-
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.call_sites import argument_for, compiled_call_on_line, frame_params
 from tdiag.analyzer.suggestions.context import (

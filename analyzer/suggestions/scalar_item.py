@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import libcst as cst
 from libcst.helpers import parse_template_statement
-
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, torch_alias, with_torch_import
 from tdiag.analyzer.suggestions.syntax import SourceTree, dotted

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -23,6 +24,10 @@ class SourceTree:
 
     @classmethod
     def parse(cls, path: str, text: str) -> SourceTree:
+        return _parse_cached(cls, path, text)
+
+    @classmethod
+    def _parse(cls, path: str, text: str) -> SourceTree:
         wrapper = MetadataWrapper(cst.parse_module(text))
         positions = wrapper.resolve(PositionProvider)
         parents = wrapper.resolve(ParentNodeProvider)
@@ -174,3 +179,9 @@ def is_expression_statement_call(stmt: cst.CSTNode) -> cst.Call | None:
         if isinstance(inner, cst.Expr) and isinstance(inner.value, cst.Call):
             return inner.value
     return None
+
+
+@functools.lru_cache(maxsize=32)
+def _parse_cached(cls, path: str, text: str) -> SourceTree:
+    # One tree per snapshot: every finding in a file, and every re-analysis of the same record, reuses it.
+    return cls._parse(path, text)

@@ -9,7 +9,6 @@ would either change the type that flows on or bring the graph break back.
 from __future__ import annotations
 
 import libcst as cst
-
 from tdiag.analyzer.suggestions.syntax import SourceTree
 
 _ARITHMETIC = (cst.BinaryOperation, cst.UnaryOperation)

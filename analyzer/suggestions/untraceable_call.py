@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import libcst as cst
-
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext
 from tdiag.analyzer.suggestions.syntax import dotted
@@ -24,7 +23,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         alternatives=[
             f"move {shown} out of the compiled function: call it before and pass the result in "
             "(best when it does not depend on tensors computed inside)",
-            f"wrap it in a helper decorated with @torch.compiler.disable: the graph still splits there, "
+            "wrap it in a helper decorated with @torch.compiler.disable: the graph still splits there, "
             "but Dynamo stops trying to trace it",
             f"torch.compiler.allow_in_graph({callee if callee != 'the call' else 'fn'}): put it in the graph as "
             "one opaque call (only for functions that take and return tensors and have no side effects)",

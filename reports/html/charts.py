@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import plotly.graph_objects as go
-
 from tdiag.analyzer.model import Analysis, CompiledGraph
 
 from .escape import plotly_text as esc

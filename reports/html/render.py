@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from importlib import resources
 
 import jinja2
-
 from tdiag.analyzer.model import Analysis
 
 from .page import build_page

@@ -13,9 +13,10 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-import tdiag
 from tdiag.analyzer.rules import get_rule
 from tdiag.reports.lint.diagnostics import SARIF_LEVELS, ordered, source_line, span
+
+import tdiag
 
 if TYPE_CHECKING:
     from tdiag.analyzer.model import Analysis, Finding

@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from tdiag.analyzer.model import SEVERITIES
-from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, TdiagError
+from tdiag.commands._analysis import load_analysis
+from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS
 
 FORMATS = ("text", "json")
 
@@ -32,25 +32,12 @@ class DiffCommand:
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from tdiag.analyzer.diff import diff
 
-        result = diff(_analyse(args.base), _analyse(args.new))
+        result = diff(load_analysis(args.base), load_analysis(args.new))
         if args.format == "json":
             sys.stdout.write(json.dumps(result.to_dict(args.fail_on), indent=2) + "\n")
         else:
             sys.stdout.write(render_text(result, args))
         return EXIT_FINDINGS if result.regressions(args.fail_on) else EXIT_CLEAN
-
-
-def _analyse(record: str):
-    from tdiag.analyzer import build
-
-    if not Path(record).exists():
-        raise TdiagError(f"no record at {record}")
-    try:
-        return build(record)
-    except TdiagError:
-        raise
-    except Exception as exc:  # exit 2, not 1: an internal error is not a regression
-        raise TdiagError(f"internal error while analysing {record}: {type(exc).__name__}: {exc}") from exc
 
 
 def render_text(result, args: argparse.Namespace) -> str:

@@ -78,6 +78,9 @@ def plan_import(trace: str | os.PathLike) -> ImportPlan:
             raise TdiagError(f"no such file or directory: {trace}")
         raise TdiagError(f"{trace} holds no TORCH_TRACE logs (expected dedicated_log_torch_trace*.log or *.log files)")
     heads = [read_head(p) for p in paths]
+    if not any(h.events for h in heads):
+        names = ", ".join(h.path.name for h in heads[:3]) + (" ..." if len(heads) > 3 else "")
+        raise TdiagError(f"not a TORCH_TRACE log: no structured-trace event in {names}")
     by_rank: dict[int | None, list[LogHead]] = defaultdict(list)
     for h in heads:
         by_rank[h.rank].append(h)

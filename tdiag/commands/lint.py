@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from tdiag.analyzer.model import SEVERITIES, SEVERITY_RANK
+from tdiag.commands._analysis import load_analysis
 from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, TdiagError
 
 DEFAULT_FAIL_ON = "warning"
@@ -39,7 +40,7 @@ class LintCommand:
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         selection = _selection(args)
-        analysis = _analyse(args.record)
+        analysis = load_analysis(args.record)
         selected = dataclasses.replace(analysis, findings=[f for f in analysis.findings if selection.includes(f.code)])
         _write(_report(selected, args), args.output_file)
         _append_step_summary(selected)
@@ -60,19 +61,6 @@ def _selection(args: argparse.Namespace):
     except UnknownSelector as exc:
         raise TdiagError(f"unknown rule code or prefix: {exc} (see `tdiag rule --all`)") from None
     return selection
-
-
-def _analyse(record: str):
-    from tdiag.analyzer import build
-
-    if not Path(record).exists():
-        raise TdiagError(f"no record at {record}")
-    try:
-        return build(record)
-    except TdiagError:
-        raise
-    except Exception as exc:  # an internal error must read as exit 2, never as "findings" (1)
-        raise TdiagError(f"internal error while analysing {record}: {type(exc).__name__}: {exc}") from exc
 
 
 def _report(analysis, args: argparse.Namespace) -> str:

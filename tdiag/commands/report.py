@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from tdiag.commands._analysis import load_analysis
 from tdiag.errors import TdiagError
 
 FORMATS = ("json", "html")
@@ -24,9 +25,7 @@ class ReportCommand:
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         fmt = args.format or guess_format(args.output)
-        from tdiag.analyzer import build
-
-        analysis = build(args.record)
+        analysis = load_analysis(args.record)
         if fmt == "html":
             if not args.output:
                 raise TdiagError("the HTML report needs -o FILE")

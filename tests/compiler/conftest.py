@@ -3,7 +3,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from compiler_testing import tdiag_run
 
 

@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from compiler_testing import PROGRAMS, REPO
 
 pytestmark = pytest.mark.inductor
@@ -20,8 +19,7 @@ def test_backend_is_inductor_with_provenance(inductor_env):
 
 
 def test_backend_is_registered():
-    from torch._dynamo.backends.registry import lookup_backend
-
     from tdiag.compiler.backend import tdiag_backend
+    from torch._dynamo.backends.registry import lookup_backend
 
     assert lookup_backend("tdiag") is tdiag_backend

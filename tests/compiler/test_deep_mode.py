@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from compiler_testing import tdiag_run
 
 pytestmark = pytest.mark.inductor

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from compiler_testing import line_of
 
 pytestmark = pytest.mark.inductor

@@ -6,8 +6,12 @@ import subprocess
 import sys
 
 from tdiag.analyzer.model import Analysis, CompiledGraph, Kernel, SourceRef
-from tdiag.analyzer.rules import RuleContext
-from tdiag.analyzer.rules import cmp001_tiny_graphs, cmp002_compile_time_hotspot, low002_extern_gemm_epilogue
+from tdiag.analyzer.rules import (
+    RuleContext,
+    cmp001_tiny_graphs,
+    cmp002_compile_time_hotspot,
+    low002_extern_gemm_epilogue,
+)
 
 
 def graph(cid, op_count=10, time_s=0.0, kernels=(), stages=None, line=10):

@@ -50,9 +50,11 @@ def loaded_events(record) -> int:
     return total
 
 
-def report(key: str, area: str, what: str, cases: int, outcome: str) -> None:
-    """One row of docs/reliability.md; written by the test that measured it (no timestamps, no absolute paths)."""
+def report(key: str, area: str, what: str, cases: int, outcome: str, subset: bool = False) -> None:
+    """One row of docs/reliability.md; written by the test that measured it (no timestamps, no absolute paths).
+
+    ``subset``: these cases are also counted in another row (not added twice to the total)."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", key)
-    row = {"key": key, "area": area, "what": what, "cases": cases, "outcome": outcome}
+    row = {"key": key, "area": area, "what": what, "cases": cases, "outcome": outcome, "subset": subset}
     (RESULTS / f"{safe}.json").write_text(json.dumps(row, indent=1, sort_keys=True) + "\n")

@@ -39,7 +39,7 @@ def render() -> Path:
         out += [f"## {title}", "", "| Fault or input | Cases run | What happened |", "|---|---:|---|"]
         out += [f"| {_cell(r['what'])} | {r['cases']} | {_cell(r['outcome'])} |" for r in mine]
         out.append("")
-    total = sum(r["cases"] for r in rows if r["area"] == "inputs")
+    total = sum(r["cases"] for r in rows if r["area"] == "inputs" and not r.get("subset"))
     out.append(f"Bad-input cases in total: **{total}**, every one ending in a result or a `TdiagError`, none in a traceback.")
     DOC.parent.mkdir(parents=True, exist_ok=True)
     DOC.write_text("\n".join(out) + "\n")

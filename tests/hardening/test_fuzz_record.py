@@ -7,13 +7,14 @@ and never in an analysis step that caught its own failure (a "... failed:" note)
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from fuzzing import apply_byte_mutation, apply_line_mutation, byte_mutation, line_mutation
 from hardening_util import report
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tdiag.analyzer import build
+
 from tdiag.errors import TdiagError
+
 
 def fuzz(n: int):
     return settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -56,7 +57,7 @@ def check(path, key: str) -> None:
     analysis.to_dict()  # what `tdiag report` serialises
 
 
-@fuzz(2500)
+@fuzz(4000)
 @given(st.lists(line_mutation(), min_size=1, max_size=4))
 def test_line_mutations(seeds, tmp_path_factory, mutations):
     lines = seeds["nosrc"]
@@ -67,7 +68,7 @@ def test_line_mutations(seeds, tmp_path_factory, mutations):
     check(path, "record-lines")
 
 
-@fuzz(150)
+@fuzz(200)
 @given(st.lists(line_mutation(), min_size=1, max_size=3))
 def test_line_mutations_with_sources(seeds, tmp_path_factory, mutations):
     lines = seeds["full"]
@@ -78,7 +79,7 @@ def test_line_mutations_with_sources(seeds, tmp_path_factory, mutations):
     check(path, "record-lines-sources")
 
 
-@fuzz(1500)
+@fuzz(2500)
 @given(st.lists(byte_mutation(), min_size=1, max_size=6), st.booleans())
 def test_byte_mutations(seeds, tmp_path_factory, mutations, mutate_header):
     lines = seeds["nosrc"]
@@ -95,7 +96,7 @@ JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() |
                        max_leaves=12)
 
 
-@fuzz(600)
+@fuzz(1000)
 @given(st.one_of(
     st.binary(max_size=2000),
     st.lists(JSONISH, max_size=8).map(lambda evs: b"".join(apply_line_mutation([], ("x", 0, 0, None, 0)) or [])

@@ -20,6 +20,5 @@ def test_loading_a_big_record_streams(tmp_path):
     assert big["graphs"] == big["compiles"]
     report("memory-big-record", "memory", f"a {big['record_mb']} MB record ({big['compiles']} compiles, generated code as "
            "blobs, 40 chromium events each)", 1,
-           f"loading: peak RSS +{round(growth, -1):.0f} MB over a 2 MB record; whole analysis: "
-           f"~{round(big['peak_rss_mb'], -1):.0f} MB, of which ~{round(big['analysis_code_mb'], -1):.0f} MB is generated "
-           "code the Analysis keeps (known gap)")
+           f"loading streams: peak RSS grows less than {RECORD_MB * 0.4:.0f} MB over a 2 MB record (asserted); the "
+           "Analysis itself still keeps all generated code text (known gap, see benchmarks/bench_big_record.py)")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from hardening_util import report
+
 from tdiag.cli import main
 
 CLASSES = {}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from hardening_util import FIXTURES, plain, report, under_tdiag
 from tdiag.analyzer import build
 

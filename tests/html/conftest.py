@@ -4,12 +4,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from tdiag.analyzer.model import Analysis
-from tdiag.reports.html.render import render
-
 from report_dom import Node, parse
 from report_fixture import PLOTLY_STUB, make_analysis
+from tdiag.analyzer.model import Analysis
+from tdiag.reports.html.render import render
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

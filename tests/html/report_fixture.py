@@ -4,14 +4,14 @@ run can put text (function names, source and comments, reasons, guards, generate
 from __future__ import annotations
 
 from tdiag.analyzer.model import (
-    AotInfo,
     Analysis,
+    AotInfo,
     CompiledGraph,
     Finding,
     FrameInfo,
+    GraphBreak,
     Guard,
     GuardFailure,
-    GraphBreak,
     Kernel,
     Recompile,
     RunInfo,

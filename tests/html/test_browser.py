@@ -5,12 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
+from report_fixture import IMG_PAYLOAD, SCRIPT_PAYLOAD, make_analysis, make_many
 from tdiag.analyzer.model import Analysis
 from tdiag.reports.html import write_html
-
-from report_fixture import IMG_PAYLOAD, SCRIPT_PAYLOAD, make_analysis, make_many
-
 from tdiag.reports.html.page import FULL_FINDINGS, build_page
 
 pytestmark = pytest.mark.browser

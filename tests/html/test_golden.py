@@ -8,9 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tdiag.reports.html.render import render
-
 from report_fixture import PLOTLY_STUB, make_analysis
+from tdiag.reports.html.render import render
 
 GOLDEN = Path(__file__).parent / "golden" / "report.html"
 

@@ -8,16 +8,14 @@ from pathlib import Path
 
 import pytest
 from plotly.offline import get_plotlyjs
-
+from report_dom import Node, parse, script_json
+from report_fixture import IMG_PAYLOAD, PLOTLY_STUB, SCRIPT_PAYLOAD, make_analysis, make_many
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.reports.html import render_html, write_html
 from tdiag.reports.html.escape import json_for_script
 from tdiag.reports.html.page import FULL_FINDINGS
 from tdiag.reports.html.render import render
 from tdiag.reports.html.source import split_highlight
-
-from report_dom import Node, parse, script_json
-from report_fixture import IMG_PAYLOAD, PLOTLY_STUB, SCRIPT_PAYLOAD, make_analysis, make_many
 
 
 def test_page_is_self_contained(dom: Node, html: str) -> None:

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tdiag.analyzer import build
+
 from tdiag.commands.import_trace import import_logs, plan_import
 from tdiag.errors import TdiagError
 

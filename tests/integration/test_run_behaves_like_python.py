@@ -8,8 +8,9 @@ import signal
 import subprocess
 import sys
 
-from tdiag_testing import PROGRAMS, run_tdiag, tdiag_cmd
 from tdiag.analyzer import build
+from tdiag_testing import PROGRAMS, run_tdiag, tdiag_cmd
+
 from tdiag.record import open_record
 
 

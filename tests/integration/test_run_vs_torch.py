@@ -9,7 +9,6 @@ import sys
 from collections import Counter
 
 import pytest
-
 from oracle import account
 from tdiag.analyzer import build
 from tdiag_testing import PROGRAMS

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from lint_helpers import BRANCH_FIXED, PROGRAMS, TESTS
-
 from tdiag.analyzer.model import Analysis
 
 

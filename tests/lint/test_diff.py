@@ -5,9 +5,8 @@ from __future__ import annotations
 import copy
 import json
 
-from tdiag.analyzer.diff import diff
-
 from lint_helpers import tdiag
+from tdiag.analyzer.diff import diff
 
 
 def test_identical_analyses_have_no_changes(sample):

@@ -7,12 +7,10 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-
+from lint_helpers import check_golden
 from tdiag.reports.lint import HUMAN_FORMATS, RENDERERS, LintOptions, render
 from tdiag.reports.lint.statistics import render as render_statistics
 from tdiag.reports.lint.step_summary import markdown_summary
-
-from lint_helpers import check_golden
 
 EXTENSIONS = {"json": "json", "json-lines": "jsonl", "sarif": "sarif", "junit": "xml"}
 OPTIONS = LintOptions(record="tdiag-runs/train")

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tdiag.analyzer.rules import all_rules
-
 from lint_helpers import tdiag
+from tdiag.analyzer.rules import all_rules
 
 
 def test_rule_doc_is_plain_text_when_piped():

@@ -7,10 +7,8 @@ import json
 
 import jsonschema
 import pytest
-
-from tdiag.reports.lint import render
-
 from lint_helpers import HERE
+from tdiag.reports.lint import render
 
 # The final OASIS 2.1.0 schema when vendored, else its rtm.5 release candidate (see SCHEMA-SOURCE.md).
 SCHEMA_FILES = (HERE / "sarif-schema-2.1.0.json", HERE / "sarif-2.1.0-rtm.5.json")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from tdiag.reports.lint.selection import CodeSelection, UnknownSelector, parse_selectors
 from tdiag.reports.lint.step_summary import STEP_SUMMARY_LIMIT, fit_to_budget, markdown_summary
 

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tdiag.analyzer import build
 from tdiag.analyzer.rules.div001_rank_divergence import divergent_ranks
+
 from tdiag.record import open_record
 
 PROGRAMS = Path(__file__).parent / "programs"

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from tdiag.analyzer import build
 from tdiag.analyzer.suggestions import apply_patch, patch_applies
 

@@ -7,7 +7,6 @@ import sys
 import textwrap
 
 import pytest
-
 from tdiag.analyzer.model import Analysis, Finding, Recompile, Site
 from tdiag.analyzer.suggestions import apply_patch, current_suggestion, make_patch, patch_applies, suggest
 from tdiag.analyzer.suggestions.context import SuggestionContext

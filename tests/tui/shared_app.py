@@ -11,10 +11,11 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
-from textual.widgets import DataTable, Input
+from textual.widgets import Input
 
 from tdiag.analyzer.model import Analysis
 from tdiag.tui import make_app
+from tdiag.tui.query import FindingQuery
 from tdiag.tui.widgets.row_table import RowTable
 
 
@@ -60,7 +61,7 @@ class SharedApp:
         for stack in app._screen_stacks.values():
             for screen in stack:
                 if screen.id == "findings":
-                    screen.query_state.__init__()
+                    screen.query_state = FindingQuery()
                     for search in screen.query(Input):
                         search.value = ""
                         search.display = False
@@ -71,8 +72,6 @@ class SharedApp:
                     screen.open_file(first, screen._first_mark(first))
                 for table in screen.query(RowTable):
                     table.cursor_row = 0
-                for table in screen.query(DataTable):
-                    table.move_cursor(row=0, animate=False)
         if app.current_mode != "overview":
             await app.switch_mode("overview")
         app._history.clear()

@@ -70,7 +70,7 @@ async def test_sort_key_and_header_click(sample_app):
     assert [f.code for f in shown(app)] == sorted(f.code for f in sample.findings)
     await pilot.press("O")
     assert [f.code for f in shown(app)] == sorted((f.code for f in sample.findings), reverse=True)
-    occurrences_x = sum(width + 2 for _, width in COLUMNS[:3]) + 1  # DataTable pads each cell by one a side
+    occurrences_x = sum(width + 2 for _, width in COLUMNS[:3]) + 1  # the table pads each cell by one a side
     await pilot.click("#findings-header", offset=(occurrences_x, 0))
     assert app.screen.query_state.sort == "occurrences"
     counts = [f.occurrences for f in shown(app)]

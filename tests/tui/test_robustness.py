@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from textual.widgets import DataTable
-
 from tui_factory import screen_text
 
 from tdiag.tui import make_app
@@ -55,7 +53,7 @@ async def test_80x24_keeps_every_table_and_detail_usable(sample):
         for screen_key in ("1", "2", "3", "4", "5"):
             await pilot.press(screen_key)
             await pilot.pause()
-            for table in app.screen.query(DataTable):
+            for table in app.screen.query("DataTable, RowTable"):
                 assert table.region.height >= 4, f"{table.id} squeezed to {table.region.height} rows"
             for pane_id in ("#finding-detail", "#chain-pane", "#graph-pane", "#source-view"):
                 for pane in app.screen.query(pane_id):

@@ -72,3 +72,18 @@ async def test_cursor_moves_with_keys_and_reports_the_line(sample_app):
     assert view.cursor_line == 1
     await pilot.press("end")
     assert view.cursor_line == view.line_count
+
+
+def test_lazy_highlight_matches_lexing_the_whole_file(sample):
+    from rich.syntax import Syntax
+
+    from tdiag.tui.widgets.lazy_highlight import LazyHighlight
+    from tdiag.tui.widgets.snippet import SYNTAX_THEME
+
+    for source in (sample.sources["train.py"], 'x = """one\ntwo\n"""\ny = 1  # end\n'):
+        whole = Syntax(source, "python", theme=SYNTAX_THEME).highlight(source).split("\n")
+        lazy = LazyHighlight(source)
+        assert lazy.line_count == len(source.splitlines())
+        for number in range(1, lazy.line_count + 1):  # in order, so each call lexes only a little further
+            assert (lazy.line(number).plain, lazy.line(number).spans) == (whole[number - 1].plain,
+                                                                          whole[number - 1].spans)

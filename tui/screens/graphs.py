@@ -7,15 +7,17 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from tdiag.analyzer.model import Analysis, CompiledGraph
 from tdiag.tui.format import seconds, site_label
 from tdiag.tui.messages import ShowGraph
 from tdiag.tui.screens.base import TdiagScreen
+from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
 from tdiag.tui.widgets.snippet import code_block
 
 GUARDS_SHOWN = 30
+COLUMNS = (("id", 6), ("function", 14), ("status", 7), ("ops", 4), ("kern", 4), ("time", 7))
 
 
 class GraphsScreen(TdiagScreen):
@@ -26,7 +28,9 @@ class GraphsScreen(TdiagScreen):
         yield self.nav()
         with Container(id="graphs-body"):
             if self.analysis.graphs:
-                yield DataTable(id="graphs-table", cursor_type="row", zebra_stripes=True)
+                with Container(id="graphs-list"):
+                    yield RowTableHeader(header_content(COLUMNS), id="graphs-header", classes="table-header")
+                    yield RowTable(COLUMNS, self._cells, id="graphs-table")
                 with VerticalScroll(id="graph-pane"):
                     yield Static(id="graph-summary")
             else:
@@ -36,34 +40,36 @@ class GraphsScreen(TdiagScreen):
     def on_mount(self) -> None:
         if not self.analysis.graphs:
             return
-        table = self.query_one("#graphs-table", DataTable)
-        for label, width in (("id", 6), ("function", 14), ("status", 7), ("ops", 4), ("kern", 4), ("time", 7)):
-            table.add_column(label, width=width)
-        for graph in self.analysis.graphs:
-            status = Text(graph.status, style="" if graph.status == "ok" else "yellow")
-            table.add_row(graph.compile_id, graph.code_name, status, str(graph.op_count), str(len(graph.kernels)),
-                          seconds(graph.compile_time_s), key=graph.compile_id)
+        table = self.query_one("#graphs-table", RowTable)
+        table.set_items(list(range(len(self.analysis.graphs))))
         table.focus()
         self._show_summary()
+
+    def _cells(self, row: int) -> list[Text]:
+        graph = self.analysis.graphs[row]
+        return [Text(graph.compile_id), Text(graph.code_name),
+                Text.assemble((graph.status, "" if graph.status == "ok" else "yellow")),  # spans survive truncate
+                Text(str(graph.op_count)),
+                Text(str(len(graph.kernels))), Text(seconds(graph.compile_time_s))]
 
     @property
     def selected_graph(self) -> CompiledGraph | None:
         if not self.analysis.graphs:
             return None
-        row = self.query_one("#graphs-table", DataTable).cursor_row
-        return self.analysis.graphs[row] if 0 <= row < len(self.analysis.graphs) else None
+        row = self.query_one("#graphs-table", RowTable).cursor_item
+        return None if row is None else self.analysis.graphs[row]
 
     def select_graph(self, compile_id: str) -> None:
         for row, graph in enumerate(self.analysis.graphs):
             if graph.compile_id == compile_id:
-                self.query_one("#graphs-table", DataTable).move_cursor(row=row, animate=False)
+                self.query_one("#graphs-table", RowTable).cursor_row = row
                 self._show_summary()
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
         event.stop()
         self._show_summary()
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_row_table_selected(self, event: RowTable.Selected) -> None:
         event.stop()
         self.action_open_graph()
 

@@ -7,14 +7,17 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Static
+from textual.containers import Container
+from textual.widgets import Static
 
 from tdiag.analyzer.model import Analysis
 from tdiag.tui.format import finding_site, seconds, severity_text
 from tdiag.tui.messages import ShowFinding
 from tdiag.tui.screens.base import TdiagScreen
+from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
 
 TOP_PROBLEMS = 50
+COLUMNS = (("sev", 7), ("code", 6), ("site", 22), ("×", 4), ("problem", 80))
 
 
 class OverviewScreen(TdiagScreen):
@@ -30,7 +33,9 @@ class OverviewScreen(TdiagScreen):
         yield Static(headline(self.analysis), id="headline")
         if self.analysis.findings:
             yield Static(self._top_title(), id="top-title")
-            yield DataTable(id="top-findings", cursor_type="row", zebra_stripes=True)
+            with Container(id="top-list"):
+                yield RowTableHeader(header_content(COLUMNS), id="top-header", classes="table-header")
+                yield RowTable(COLUMNS, self._cells, id="top-findings")
         else:
             yield Static(all_clear(self.analysis), id="all-clear")
         yield self.footer()
@@ -44,26 +49,24 @@ class OverviewScreen(TdiagScreen):
     def on_mount(self) -> None:
         if not self.analysis.findings:
             return
-        table = self.query_one("#top-findings", DataTable)
-        table.add_column("sev", width=7)
-        table.add_column("code", width=6)
-        table.add_column("site", width=22)
-        table.add_column("×", width=4)
-        table.add_column("problem")
-        for i, finding in enumerate(self.analysis.findings[:TOP_PROBLEMS]):
-            table.add_row(severity_text(finding.severity), finding.code, finding_site(finding),
-                          str(finding.occurrences), finding.message, key=str(i))
+        table = self.query_one("#top-findings", RowTable)
+        table.set_items(list(range(min(TOP_PROBLEMS, len(self.analysis.findings)))))
         table.focus()
+
+    def _cells(self, index: int) -> list[Text]:
+        f = self.analysis.findings[index]
+        return [severity_text(f.severity), Text(f.code), Text(finding_site(f)), Text(str(f.occurrences)),
+                Text(f.message)]
 
     @property
     def selected_index(self) -> int | None:
         if not self.analysis.findings:
             return None
-        return self.query_one("#top-findings", DataTable).cursor_row
+        return self.query_one("#top-findings", RowTable).cursor_item
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_row_table_selected(self, event: RowTable.Selected) -> None:
         event.stop()
-        self.post_message(ShowFinding(int(event.row_key.value)))
+        self.action_open_selected()
 
     def action_open_selected(self) -> None:
         if self.selected_index is not None:

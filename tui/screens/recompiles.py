@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from tdiag.analyzer.model import Analysis, FrameInfo, Recompile
 from tdiag.tui.format import site_label
 from tdiag.tui.messages import ShowGraph
 from tdiag.tui.screens.base import TdiagScreen
+from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
+
+COLUMNS = (("function", 16), ("site", 18), ("variants", 8), ("limit", 5))
 
 
 class RecompilesScreen(TdiagScreen):
@@ -23,7 +28,9 @@ class RecompilesScreen(TdiagScreen):
         yield self.nav()
         with Container(id="recompiles-body"):
             if self.analysis.frames:
-                yield DataTable(id="frames-table", cursor_type="row", zebra_stripes=True)
+                with Container(id="frames-list"):
+                    yield RowTableHeader(header_content(COLUMNS), id="frames-header", classes="table-header")
+                    yield RowTable(COLUMNS, self._cells, id="frames-table")
                 with VerticalScroll(id="chain-pane"):
                     yield Static(id="chain")
             else:
@@ -33,35 +40,33 @@ class RecompilesScreen(TdiagScreen):
     def on_mount(self) -> None:
         if not self.analysis.frames:
             return
-        table = self.query_one("#frames-table", DataTable)
-        table.add_column("function", width=16)
-        table.add_column("site", width=18)
-        table.add_column("variants", width=8)
-        table.add_column("limit", width=5)
-        for frame in self.frames:
-            table.add_row(frame.code_name, site_label(frame.path, frame.line), str(len(frame.variants)),
-                          Text("HIT", style="bold red") if frame.hit_recompile_limit else "")
+        table = self.query_one("#frames-table", RowTable)
+        table.set_items(list(range(len(self.frames))))
         table.focus()
         self._show_chain()
 
-    @property
+    @cached_property
     def frames(self) -> list[FrameInfo]:
         # Frames that recompiled most come first: that is where the time goes.
         return sorted(self.analysis.frames, key=lambda f: (-f.recompiles, -f.hit_recompile_limit, f.frame_id))
+
+    def _cells(self, row: int) -> list[Text]:
+        frame = self.frames[row]
+        return [Text(frame.code_name), Text(site_label(frame.path, frame.line)), Text(str(len(frame.variants))),
+                Text.assemble(("HIT", "bold red")) if frame.hit_recompile_limit else Text("")]  # spans survive truncate
 
     @property
     def selected_frame(self) -> FrameInfo | None:
         if not self.analysis.frames:
             return None
-        row = self.query_one("#frames-table", DataTable).cursor_row
-        frames = self.frames
-        return frames[row] if 0 <= row < len(frames) else None
+        row = self.query_one("#frames-table", RowTable).cursor_item
+        return None if row is None else self.frames[row]
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
         event.stop()
         self._show_chain()
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_row_table_selected(self, event: RowTable.Selected) -> None:
         event.stop()
         self.action_open_graph()
 

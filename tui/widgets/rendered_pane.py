@@ -16,6 +16,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
+from tdiag.tui.widgets.virtual_size import set_virtual_size
+
 CACHED_RENDERS = 64  # (key, width) renders kept, so stepping back over recent items costs nothing
 
 
@@ -47,7 +49,7 @@ class RenderedPane(ScrollView, can_focus=True):
             width = max(1, width - self.styles.scrollbar_size_vertical)
             lines = self._render_at(width)
         self._lines = lines
-        self.virtual_size = Size(width, len(lines))
+        set_virtual_size(self, Size(width, len(lines)))
 
     def _render_at(self, width: int) -> list[Strip]:
         cache_key = (self._key, width)

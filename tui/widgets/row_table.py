@@ -20,16 +20,19 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
+from tdiag.tui.widgets.virtual_size import set_virtual_size
+
 CURSOR_STYLE = Style(bgcolor="#0b5394", bold=True)
 ZEBRA_STYLE = Style(bgcolor="#202020")
 
 
-def header_content(columns: Sequence[tuple[str, int]], action: str) -> Content:
-    """Column labels laid out like the rows; each is a link to ``action('label')`` so a click sorts by it."""
+def header_content(columns: Sequence[tuple[str, int]], action: str | None = None) -> Content:
+    """Column labels laid out like the rows; with ``action``, each is a link to ``action('label')`` (click to sort)."""
     parts = []
     for label, width in columns:
         padded = f" {label:<{width}} "
-        parts.append(Content.from_markup(f"[bold @click={action}('{label}')]$text[/]", text=padded))
+        link = f" @click={action}('{label}')" if action else ""
+        parts.append(Content.from_markup(f"[bold{link}]$text[/]", text=padded))
     return Content("").join(parts)
 
 
@@ -65,7 +68,7 @@ class RowTable(ScrollView, can_focus=True):
 
     def set_items(self, items: list[int], cursor: int = 0) -> None:
         self.items = items
-        self.virtual_size = Size(self._width, len(items))
+        set_virtual_size(self, Size(self._width, len(items)))
         self.set_reactive(RowTable.cursor_row, max(0, min(cursor, len(items) - 1)))
         self._reveal(center=True)
         self.refresh()

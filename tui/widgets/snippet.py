@@ -75,7 +75,3 @@ def source_snippet(
 def code_block(code: str, lexer_name: str = "python") -> Syntax:
     return CachedSyntax(code, lexer_name, theme=SYNTAX_THEME, line_numbers=True, word_wrap=False)
 
-
-def highlight_file(source: str) -> Text:
-    """A whole file, tokenized once, for views that cut it into lines themselves."""
-    return Syntax(source, lexer("python"), theme=SYNTAX_THEME).highlight(source)
