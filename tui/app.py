@@ -7,10 +7,6 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from textual import events
-from textual.app import App
-from textual.binding import Binding
-
 from tdiag.analyzer.model import Analysis
 from tdiag.tui.idle_gc import IdleCollector
 from tdiag.tui.index import AnalysisIndex
@@ -24,6 +20,9 @@ from tdiag.tui.screens.recompiles import RecompilesScreen
 from tdiag.tui.screens.source import SourceScreen
 from tdiag.tui.widgets.snippet import warm_lexers
 from tdiag.tui.widgets.source_view import SourceView
+from textual import events
+from textual.app import App
+from textual.binding import Binding
 
 SCREEN_CLASSES = (OverviewScreen, FindingsScreen, RecompilesScreen, GraphsScreen, SourceScreen)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from rich.text import Text
-
 from tdiag.analyzer.model import Finding
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tdiag.analyzer.model import SEVERITY_RANK
-
 from tdiag.tui.index import AnalysisIndex
 
 SORT_KEYS = ("impact", "code", "severity", "site", "occurrences")

@@ -15,10 +15,10 @@ class TuiCommand:
         parser.add_argument("record", metavar="RECORD", help="a run directory or an events*.jsonl file")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-        from tdiag.analyzer import build  # a RecordError propagates: the CLI prints it in one line and exits 2
+        from tdiag.commands._analysis import load_analysis
         from tdiag.tui import run_app
 
-        run_app(build(args.record))
+        run_app(load_analysis(args.record))  # a bad record is a one-line error and exit 2
         return EXIT_CLEAN
 
 

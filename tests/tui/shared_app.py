@@ -11,12 +11,11 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
-from textual.widgets import Input
-
 from tdiag.analyzer.model import Analysis
 from tdiag.tui import make_app
 from tdiag.tui.query import FindingQuery
 from tdiag.tui.widgets.row_table import RowTable
+from textual.widgets import Input
 
 
 class SharedApp:

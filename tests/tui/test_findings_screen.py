@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
-
 from tdiag.analyzer.model import SEVERITY_RANK
 from tdiag.tui import make_app
 from tdiag.tui.format import SOURCE_NOT_AVAILABLE
@@ -136,7 +135,7 @@ async def test_rank_selector_and_divergence_view(multi_rank):
 
 
 async def test_rank_key_is_harmless_on_a_single_rank_record(sample_app):
-    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
+    app, pilot = sample_app.app, sample_app.pilot
     await pilot.press("2", "R")
     assert app.screen.query_state.rank is None
 

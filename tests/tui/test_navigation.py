@@ -8,7 +8,7 @@ from tdiag.tui.screens.graph_detail import GraphDetailScreen
 
 
 async def test_number_keys_switch_screens(sample_app):
-    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
+    app, pilot = sample_app.app, sample_app.pilot
     assert app.screen.id == "overview"
     for key, screen_id in (("2", "findings"), ("3", "recompiles"), ("4", "graphs"), ("5", "source"),
                            ("1", "overview")):
@@ -18,7 +18,7 @@ async def test_number_keys_switch_screens(sample_app):
 
 
 async def test_nav_bar_is_clickable(sample_app):
-    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
+    app, pilot = sample_app.app, sample_app.pilot
     await pilot.click("#nav", offset=(15, 0))  # " 2 Findings " starts after " 1 Overview "
     assert app.screen.id == "findings"
 
@@ -78,7 +78,7 @@ async def test_recompiles_enter_opens_the_latest_variant(sample_app):
 
 
 async def test_help_lists_every_key_and_closes(sample_app):
-    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
+    app, pilot = sample_app.app, sample_app.pilot
     await pilot.press("2", "question_mark")
     assert app.screen.id == "help"
     shown = {binding.key for _, bindings in app.screen.sections for binding in bindings}
@@ -89,7 +89,7 @@ async def test_help_lists_every_key_and_closes(sample_app):
 
 
 async def test_slash_from_any_screen_opens_search(sample_app):
-    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
+    app, pilot = sample_app.app, sample_app.pilot
     await pilot.press("4", "slash")
     assert app.screen.id == "findings"
     assert app.focused.id == "search"

@@ -6,7 +6,6 @@ import gc
 import itertools
 
 import tui_factory
-
 from tdiag.analyzer.model import SEVERITY_RANK
 from tdiag.tui import make_app
 from tdiag.tui.idle_gc import NO_AUTOMATIC_FULL

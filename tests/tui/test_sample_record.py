@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tdiag.analyzer.model import Analysis
 from tdiag.tui import make_app
 

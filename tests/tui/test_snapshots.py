@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 import tui_factory
-
 from tdiag.tui import make_app
 
 SCREENS = {

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from tui_factory import screen_text
-
 from tdiag.tui.index import MARK_BREAK, MARK_KERNEL, MARK_RECOMPILE, AnalysisIndex
 from tdiag.tui.widgets.source_view import SourceView
+from tui_factory import screen_text
 
 
 def test_marks_cover_breaks_recompiles_and_kernel_lines(sample):
@@ -22,7 +21,7 @@ def test_marks_cover_breaks_recompiles_and_kernel_lines(sample):
 
 
 async def test_n_and_p_step_through_marked_lines(sample_app):
-    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
+    app, pilot = sample_app.app, sample_app.pilot
     await pilot.press("5")
     view = app.screen.query_one(SourceView)
     marked = sorted(app.index.marks[view.path])
@@ -62,7 +61,7 @@ async def test_file_without_source_says_so_and_lists_its_findings(sample_app):
 
 
 async def test_cursor_moves_with_keys_and_reports_the_line(sample_app):
-    app, pilot, sample = sample_app.app, sample_app.pilot, sample_app.analysis
+    app, pilot = sample_app.app, sample_app.pilot
     await pilot.press("5")
     view = app.screen.query_one(SourceView)
     start = view.cursor_line
@@ -76,7 +75,6 @@ async def test_cursor_moves_with_keys_and_reports_the_line(sample_app):
 
 def test_lazy_highlight_matches_lexing_the_whole_file(sample):
     from rich.syntax import Syntax
-
     from tdiag.tui.widgets.lazy_highlight import LazyHighlight
     from tdiag.tui.widgets.snippet import SYNTAX_THEME
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.screen import Screen
-
 from tdiag.analyzer.model import Analysis
 from tdiag.tui.index import AnalysisIndex
 from tdiag.tui.widgets.key_bar import KeyBar
 from tdiag.tui.widgets.nav import NavBar
+from textual.screen import Screen
 
 if TYPE_CHECKING:
     from tdiag.tui.app import TdiagApp

@@ -3,12 +3,6 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Container
-from textual.timer import Timer
-from textual.widgets import Input, Static
-
 from tdiag.analyzer.model import Finding
 from tdiag.tui.format import finding_site, severity_text
 from tdiag.tui.messages import OpenInEditor, ShowSource
@@ -17,6 +11,11 @@ from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.screens.overview import all_clear
 from tdiag.tui.widgets.finding_detail import FindingDetail
 from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.timer import Timer
+from textual.widgets import Input, Static
 
 COLUMNS = (("sev", 7), ("code", 6), ("site", 24), ("×", 4), ("problem", 80))
 DETAIL_DELAY_S = 0.06

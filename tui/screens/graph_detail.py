@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Container, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import DataTable, Static
-
 from tdiag.analyzer.model import Analysis, CompiledGraph, Kernel
 from tdiag.tui.format import seconds, site_label
 from tdiag.tui.messages import ShowSource
 from tdiag.tui.widgets.key_bar import KeyBar
 from tdiag.tui.widgets.snippet import code_block
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
 
 CODE_LINES_SHOWN = 80
 

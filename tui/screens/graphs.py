@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Container, VerticalScroll
-from textual.widgets import Static
-
 from tdiag.analyzer.model import Analysis, CompiledGraph
 from tdiag.tui.format import seconds, site_label
 from tdiag.tui.messages import ShowGraph
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
 from tdiag.tui.widgets.snippet import code_block
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, VerticalScroll
+from textual.widgets import Static
 
 GUARDS_SHOWN = 30
 COLUMNS = (("id", 6), ("function", 14), ("status", 7), ("ops", 4), ("kern", 4), ("time", 7))

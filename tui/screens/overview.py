@@ -5,16 +5,15 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Container
-from textual.widgets import Static
-
 from tdiag.analyzer.model import Analysis
 from tdiag.tui.format import finding_site, seconds, severity_text
 from tdiag.tui.messages import ShowFinding
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.widgets import Static
 
 TOP_PROBLEMS = 50
 COLUMNS = (("sev", 7), ("code", 6), ("site", 22), ("×", 4), ("problem", 80))

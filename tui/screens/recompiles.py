@@ -6,16 +6,15 @@ from functools import cached_property
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Container, VerticalScroll
-from textual.widgets import Static
-
 from tdiag.analyzer.model import Analysis, FrameInfo, Recompile
 from tdiag.tui.format import site_label
 from tdiag.tui.messages import ShowGraph
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, VerticalScroll
+from textual.widgets import Static
 
 COLUMNS = (("function", 16), ("site", 18), ("variants", 8), ("limit", 5))
 

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Container, Vertical
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
-
 from tdiag.tui.format import severity_text
 from tdiag.tui.index import MARK_PRIORITY
 from tdiag.tui.messages import OpenInEditor, ShowFinding
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.widgets.source_view import MARK_GLYPHS, SourceView
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, Vertical
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
 
 MARK_WORDS = {"break": "graph break", "recompile": "recompile", "finding": "other finding", "kernel": "feeds kernels"}
 

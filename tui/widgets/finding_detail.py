@@ -6,12 +6,10 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-
 from tdiag.analyzer.model import Finding
 from tdiag.tui.format import SOURCE_NOT_AVAILABLE, family_label, finding_site, severity_text
 from tdiag.tui.widgets.rendered_pane import RenderedPane
 from tdiag.tui.widgets.snippet import SYNTAX_THEME, CachedSyntax, source_snippet
-
 
 CACHED_DETAILS = 256  # panes kept, so stepping back and forth over findings never rebuilds one
 

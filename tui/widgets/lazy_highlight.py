@@ -12,7 +12,6 @@ from collections.abc import Iterator
 
 from rich.syntax import Syntax
 from rich.text import Text
-
 from tdiag.tui.widgets.snippet import SYNTAX_THEME, lexer
 
 

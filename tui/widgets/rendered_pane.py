@@ -11,12 +11,11 @@ from collections.abc import Hashable
 
 from rich.console import RenderableType
 from rich.text import Text
+from tdiag.tui.widgets.virtual_size import set_virtual_size
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual, visualize
-
-from tdiag.tui.widgets.virtual_size import set_virtual_size
 
 CACHED_RENDERS = 64  # (key, width) renders kept, so stepping back over recent items costs nothing
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from tdiag.tui.widgets.virtual_size import set_virtual_size
 from textual.binding import Binding
 from textual.content import Content
 from textual.geometry import Size
@@ -19,8 +20,6 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
-
-from tdiag.tui.widgets.virtual_size import set_virtual_size
 
 CURSOR_STYLE = Style(bgcolor="#0b5394", bold=True)
 ZEBRA_STYLE = Style(bgcolor="#202020")

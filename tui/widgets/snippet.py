@@ -9,7 +9,6 @@ from pygments.lexers import get_lexer_by_name
 from rich.console import RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
-
 from tdiag.tui.format import SOURCE_NOT_AVAILABLE
 
 SYNTAX_THEME = "ansi_dark"  # ANSI colours follow the terminal's palette and never paint a background

@@ -9,16 +9,15 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from tdiag.tui.format import SOURCE_NOT_AVAILABLE
+from tdiag.tui.index import MARK_BREAK, MARK_FINDING, MARK_KERNEL, MARK_RECOMPILE, LineMarks
+from tdiag.tui.widgets.lazy_highlight import LazyHighlight
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-
-from tdiag.tui.format import SOURCE_NOT_AVAILABLE
-from tdiag.tui.index import MARK_BREAK, MARK_FINDING, MARK_KERNEL, MARK_RECOMPILE, LineMarks
-from tdiag.tui.widgets.lazy_highlight import LazyHighlight
 
 # Letters rather than glyphs, so the gutter reads the same in a monochrome terminal and in a screen reader.
 MARK_GLYPHS = {
