@@ -8,7 +8,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from tdiag.analyzer.model import Analysis
+from tdiag.analyzer.model import Analysis, Finding
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 MAX_ROWS = 15
@@ -34,11 +34,14 @@ def print_summary(analysis: Analysis, run_dir: Path | None, file: TextIO) -> Non
     console.print(headline)
     if s.kernels_by_kind:
         console.print("kernels: " + ", ".join(f"{n} {k}" for k, n in sorted(s.kernels_by_kind.items())))
-    if analysis.findings:
-        console.print(_findings_table(analysis))
-        if len(analysis.findings) > MAX_ROWS:
-            console.print(f"... and {len(analysis.findings) - MAX_ROWS} more findings", style="dim")
-    else:
+    # Problems first; informational findings are counted here and listed by lint, the TUI and the HTML report.
+    shown = [f for f in analysis.findings if f.severity != "info"][:MAX_ROWS]
+    if shown:
+        console.print(_findings_table(shown))
+    hidden = len(analysis.findings) - len(shown)
+    if hidden:
+        console.print(f"... and {hidden} more finding(s), informational or beyond the top {MAX_ROWS}", style="dim")
+    if not analysis.findings:
         console.print("[green]No graph breaks, no recompilations: nothing to fix.[/green]")
     for note in analysis.run.notes:
         console.print(f"note: {note}", style="dim")
@@ -50,13 +53,13 @@ def print_summary(analysis: Analysis, run_dir: Path | None, file: TextIO) -> Non
         )
 
 
-def _findings_table(analysis: Analysis) -> Table:
+def _findings_table(findings: list[Finding]) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False)
     table.add_column("site", no_wrap=True)
     table.add_column("code", no_wrap=True)
     table.add_column("n", justify="right", no_wrap=True)
     table.add_column("what happened / fix")
-    for f in analysis.findings[:MAX_ROWS]:
+    for f in findings:
         site = f"{f.path}:{f.line}" + (f":{f.column}" if f.column else "")
         what = Text(f.message)
         what.append("\nfix: " + f.fix, style="dim")
