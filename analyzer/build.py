@@ -168,7 +168,8 @@ class Builder:
         from tdiag.record import payload_hash
 
         ref = ev.payload_ref or payload_hash(text)
-        self.analysis.code.setdefault(ref, text)
+        if ref not in self.analysis.code:
+            self.analysis.code[ref] = events_mod.lazy_code(ev)
         return ref
 
     # -- graph breaks ---------------------------------------------------------------------------------------------

@@ -59,6 +59,32 @@ class TorchEvent:
         return cid
 
 
+class BlobSlice:
+    """A loader for ``text[start:end]`` of a blob, read when called (the text itself stays in the record)."""
+
+    __slots__ = ("blobs", "digest", "start", "end")
+
+    def __init__(self, blobs: BlobStore, digest: str, start: int = 0, end: int | None = None) -> None:
+        self.blobs, self.digest, self.start, self.end = blobs, digest, start, end
+
+    def __call__(self) -> str:
+        text = self.blobs.get(self.digest) or ""
+        return text[self.start : self.end] if (self.start or self.end is not None) else text
+
+
+def lazy_code(ev: TorchEvent, part: str | None = None):
+    """The event's payload (or ``part`` of it) as a value for Analysis.code: a loader when the payload is a blob."""
+    text = ev.payload
+    if part is None:
+        if ev.payload_ref is not None and text is not None:
+            return BlobSlice(ev._blobs, ev.payload_ref)
+        return text or ""
+    start = text.find(part) if (ev.payload_ref is not None and text) else -1
+    if start < 0:
+        return part
+    return BlobSlice(ev._blobs, ev.payload_ref, start, start + len(part))
+
+
 class BlobStore:
     """Payload blobs by hash. Those read from a record stay on disk (file and offset) and are read when asked for,
     so that analysing a record of gigabytes of generated code holds only what is being looked at."""

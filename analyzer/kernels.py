@@ -16,7 +16,7 @@ from typing import Any
 
 from tdiag.analyzer import compile_spans, kernel_kinds, output_code, post_grad
 from tdiag.analyzer.aot_graphs import aot_info
-from tdiag.analyzer.events import EventLog, TorchEvent
+from tdiag.analyzer.events import EventLog, TorchEvent, lazy_code
 from tdiag.analyzer.model import Analysis, CompiledGraph, Kernel, SourceRef
 from tdiag.analyzer.paths import PathMapper
 
@@ -85,14 +85,15 @@ class KernelTableBuilder:
         kernel_info = _triton_kernel_info(events.all("artifact:triton_kernel_info"))
         for role, ev, parsed in codes:
             ref = ev.payload_ref or payload_hash(ev.payload or "")
-            self.analysis.code.setdefault(ref, ev.payload or "")
+            if ref not in self.analysis.code:
+                self.analysis.code[ref] = lazy_code(ev)
             graph.output_code_refs[role] = ref
             handles = {c.handle for c in parsed.calls if c.handle}
             mapping = _code_to_post(_best_match(mappings, handles, _code_to_post))
             trace = _best_match(traces, handles, lambda d: d)
             module = (ev.data or {}).get("filename") or (ev.data or {}).get("file_path")
             span = spans.get(role) or (spans.get("forward") if role == "inference" else None)
-            kernels = [self._kernel(call, parsed, role, mapping, trace, post_grads.get(role, []), module, kernel_info)
+            kernels = [self._kernel(call, parsed, role, mapping, trace, post_grads.get(role, []), module, kernel_info, ev)
                        for call in parsed.calls]
             if span is not None:
                 _attach_autotune(kernels, span.autotune)
@@ -105,7 +106,7 @@ class KernelTableBuilder:
         if forward or backward:
             graph.aot = aot_info(forward, backward, events.last_payload("aot_joint_graph"))
 
-    def _kernel(self, call, parsed, role, mapping, trace, nodes, module, kernel_info) -> Kernel:
+    def _kernel(self, call, parsed, role, mapping, trace, nodes, module, kernel_info, code_event) -> Kernel:
         definition = parsed.definitions.get(call.name)
         kind, backend = kernel_kinds.classify(call, definition, parsed.device)
         kernel = Kernel(name=call.name, kind=kind, backend=backend, graph=role)
@@ -124,7 +125,8 @@ class KernelTableBuilder:
         kernel.source_lines = lines
         if definition is not None:
             ref = payload_hash(definition.source)
-            self.analysis.code.setdefault(ref, definition.source)
+            if ref not in self.analysis.code:  # a slice of the output code blob, read only when shown
+                self.analysis.code[ref] = lazy_code(code_event, definition.source)
             kernel.code_ref = ref
             seconds = self.compile_seconds.get(_source_key(definition.source))
             if seconds is not None:

@@ -261,6 +261,24 @@ class RunInfo:
     source: str = "tdiag run"  # or "tdiag import"
 
 
+class CodeStore(dict):
+    """hash -> generated code or graph text. A value may be a zero-argument loader (e.g. a slice of a blob still on
+    disk in the record), resolved on access, so analysing gigabytes of generated code keeps only what is looked at."""
+
+    def __getitem__(self, key: str) -> str:
+        value = super().__getitem__(key)
+        return value() if callable(value) else value
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self[key] if key in self else default
+
+    def items(self):  # type: ignore[override]
+        return [(key, self[key]) for key in self.keys()]
+
+    def values(self):  # type: ignore[override]
+        return [self[key] for key in self.keys()]
+
+
 @dataclass
 class Analysis:
     run: RunInfo = field(default_factory=RunInfo)
@@ -271,13 +289,12 @@ class Analysis:
     recompiles: list[Recompile] = field(default_factory=list)
     frames: list[FrameInfo] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # display path -> snapshot text
-    code: dict[str, str] = field(default_factory=dict)  # hash -> generated code / graph text
+    code: dict[str, str] = field(default_factory=CodeStore)  # hash -> generated code / graph text
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self, include_code: bool = True) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        if not include_code:
-            data["code"] = {}
+        data["code"] = dict(self.code.items()) if include_code else {}
         return data
 
     @classmethod
