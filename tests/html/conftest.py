@@ -41,8 +41,10 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    # Module scope, not session: playwright's sync API keeps an asyncio loop marked as running on this thread
+    # while it lives, which would break every later test in the same worker that starts its own loop (the TUI's).
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         pytest.skip("chromium is not installed at /usr/bin/chromium")
