@@ -177,6 +177,10 @@ def test_graph_tables_are_built_on_open(context, report_file) -> None:
     kernels = page.eval_on_selector_all("#graph-0 table.kernels tbody tr td:first-child > code", "els => els.map(e => e.textContent)")
     assert kernels == [k.name for k in graph.kernels]
     page.click("#graph-0 table.kernels details.code > summary")
+    # the code is filled in by the toggle handler, after the click returns
+    page.wait_for_function(
+        "() => document.querySelector('#graph-0 table.kernels details.code > pre').textContent.length > 0"
+    )
     assert page.text_content("#graph-0 table.kernels details.code > pre") == analysis.code["k1"]
     assert log.errors == [] and log.dialogs == []
 
