@@ -12,7 +12,7 @@ import tdiag
 from tdiag.errors import EXIT_USAGE, TdiagError
 
 # Order shown in --help; any further module in tdiag.commands with a COMMAND is added after these.
-PREFERRED_ORDER = ("run", "report", "lint", "tui", "diff", "import", "rule")
+PREFERRED_ORDER = ("run", "report", "lint", "tui", "fix", "diff", "import", "rule")
 
 
 class Command(Protocol):

@@ -1,0 +1,87 @@
+"""``tdiag fix``: show the record's patches, verify them on a scratch copy, apply them (with undo)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, TdiagError
+
+
+class FixCommand:
+    name = "fix"
+    help = "Apply the record's patches: show them, --verify them on a scratch copy (before/after), --apply them."
+
+    def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("record", nargs="?", help="a run directory or an events*.jsonl file")
+        parser.add_argument("--apply", action="store_true", help="write the patches to the project (backup + undo)")
+        parser.add_argument("--verify", action="store_true",
+                            help="patch a scratch copy, re-run the recorded command under tdiag, compare before/after")
+        parser.add_argument("--each", action="store_true", help="with --verify: also measure each patch alone")
+        parser.add_argument("--select", metavar="CODES", default="", help="only these rule codes or prefixes (comma-separated)")
+        parser.add_argument("--ignore", metavar="CODES", default="", help="leave out these rule codes or prefixes")
+        parser.add_argument("--force", action="store_true",
+                            help="apply to stale or uncommitted files, or after a worse verification; undo changed files")
+        parser.add_argument("--env", metavar="KEY=VALUE", action="append", default=[],
+                            help="an environment variable for the re-run (repeatable; the record keeps none)")
+        parser.add_argument("--timeout", type=float, metavar="S", help="give up on a re-run after S seconds")
+        parser.add_argument("--keep-scratch", action="store_true", help="keep the scratch copies and their records")
+        parser.add_argument("--undo", action="store_true", help="restore the files of the last --apply (RECORD optional)")
+        parser.add_argument("-f", "--format", choices=("text", "json"), default="text")
+        parser.add_argument("--no-diff", action="store_true", help="text: list the patches without their diffs")
+
+    def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        from tdiag.fixing.undo import undo
+
+        if args.undo:
+            manifest, restored = undo(_record_dir(args.record) if args.record else None, args.force)
+            print(f"tdiag fix: restored {', '.join(restored)} (from {manifest.parent})")
+            return EXIT_CLEAN
+        if not args.record:
+            parser.error("the following arguments are required: record")
+        if args.each and not args.verify:
+            parser.error("--each measures patches: use it with --verify")
+        from tdiag.commands._analysis import load_analysis
+        from tdiag.fixing.loop import FixOptions, fix
+
+        options = FixOptions(
+            select=_codes(args.select), ignore=_codes(args.ignore), apply=args.apply, verify=args.verify,
+            each=args.each, force=args.force, env=_env(args.env, parser), timeout=args.timeout,
+            keep_scratch=args.keep_scratch,
+        )
+        report = fix(args.record, load_analysis(args.record), options)
+        if args.format == "json":
+            sys.stdout.write(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+        else:
+            from tdiag.fixing.render import print_report
+
+            print_report(report, sys.stdout, show_diffs=not args.no_diff)
+        if report.refusals:
+            return EXIT_USAGE  # asked to write and wrote nothing
+        return EXIT_FINDINGS if report.worse else EXIT_CLEAN
+
+
+def _record_dir(record: str) -> Path:
+    p = Path(record)
+    if not p.exists():
+        raise TdiagError(f"no record at {record}")
+    return p if p.is_dir() else p.parent
+
+
+def _codes(text: str) -> list[str]:
+    return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def _env(pairs: list[str], parser: argparse.ArgumentParser) -> dict[str, str]:
+    env = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            parser.error(f"--env wants KEY=VALUE, got {pair!r}")
+        env[key] = value
+    return env
+
+
+COMMAND = FixCommand()

@@ -1,0 +1,118 @@
+"""Before/after: the numbers of two runs of the same command, and the verdict a CI job can act on.
+
+Counts (graphs, breaks, recompiles, eager fallbacks) are exact, so any increase is "worse". Times are noisy: the
+step time is compared only when both runs carry tdiag's per-step runtime measurement, and only a slowdown beyond
+``SLOWER_TOLERANCE`` counts; the run's wall time is shown, labelled, never judged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from tdiag.analyzer.model import Analysis
+from tdiag.fixing.verify import RunResult
+
+SLOWER_TOLERANCE = 0.10
+COUNTS = ("graphs", "graph_breaks", "recompiles", "eager_fallbacks")
+
+
+@dataclass
+class Metrics:
+    graphs: int
+    graph_breaks: int
+    recompiles: int
+    eager_fallbacks: int
+    compile_time_s: float
+    step_time_s: float | None  # measured time per compiled step (tdiag's runtime measurement), None when absent
+    run_time_s: float | None  # the program's wall time from the record (start to exit)
+    exit_code: int | None
+    findings: dict[str, int] = field(default_factory=dict)  # rule code -> occurrences
+
+    @classmethod
+    def of(cls, analysis: Analysis, result: RunResult) -> Metrics:
+        s = analysis.summary
+        findings: dict[str, int] = {}
+        for f in analysis.findings:
+            findings[f.code] = findings.get(f.code, 0) + f.occurrences
+        return cls(
+            graphs=s.graphs,
+            graph_breaks=s.graph_breaks,
+            recompiles=s.recompiles,
+            eager_fallbacks=s.eager_fallbacks,
+            compile_time_s=round(s.compile_time_s, 3),
+            step_time_s=step_time(analysis),
+            run_time_s=analysis.run.duration_s,
+            exit_code=result.exit_code,
+            findings=findings,
+        )
+
+
+def step_time(analysis: Analysis) -> float | None:
+    """Seconds per compiled step from the runtime measurement, where the record has one.
+
+    Read defensively: the measurement is another module's and may be absent from older records.
+    """
+    runtime = getattr(analysis.summary, "runtime", None)
+    if runtime is None:
+        return None
+    if isinstance(runtime, dict):
+        value = runtime.get("step_time_s") or runtime.get("per_step_s") or runtime.get("median_step_s")
+    else:
+        value = getattr(runtime, "step_time_s", None) or getattr(runtime, "per_step_s", None)
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+@dataclass
+class Comparison:
+    label: str  # "all patches" or a patch id
+    patches: list[str]
+    before: Metrics
+    after: Metrics
+    stdout_identical: bool
+    stdout_diff: list[str]  # the first differing lines, for the report
+    problems: list[str]  # why the verdict is "worse"; empty when the patch did no harm
+    gone: list[str]  # rule codes reported before and not after
+    new: list[str]  # rule codes reported after and not before
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["ok"] = self.ok
+        return data
+
+
+def compare(label: str, patches: list[str], before: tuple[Analysis, RunResult], after: tuple[Analysis, RunResult]) -> Comparison:
+    b, a = Metrics.of(*before), Metrics.of(*after)
+    problems = []
+    for name in COUNTS:
+        if getattr(a, name) > getattr(b, name):
+            problems.append(f"more {name.replace('_', ' ')}: {getattr(b, name)} -> {getattr(a, name)}")
+    if b.step_time_s and a.step_time_s and a.step_time_s > b.step_time_s * (1 + SLOWER_TOLERANCE):
+        problems.append(f"slower steps: {b.step_time_s * 1e3:.3f} ms -> {a.step_time_s * 1e3:.3f} ms")
+    if a.exit_code != b.exit_code:
+        problems.append(f"the program's exit code changed: {b.exit_code} -> {a.exit_code}")
+    identical = before[1].stdout == after[1].stdout
+    if not identical:
+        problems.append("the program's output (stdout) changed")
+    return Comparison(
+        label=label,
+        patches=patches,
+        before=b,
+        after=a,
+        stdout_identical=identical,
+        stdout_diff=[] if identical else _first_differences(before[1].stdout, after[1].stdout),
+        problems=problems,
+        gone=sorted(set(b.findings) - set(a.findings)),
+        new=sorted(set(a.findings) - set(b.findings)),
+    )
+
+
+def _first_differences(before: str, after: str, limit: int = 6) -> list[str]:
+    import difflib
+
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=0)
+    return [line for line in list(lines)[2:] if not line.startswith("@@")][:limit]

@@ -1,0 +1,91 @@
+"""``tdiag fix`` on the terminal: each patch as a coloured unified diff, then the before/after table and verdict."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from rich.console import Console
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+from tdiag.fixing.compare import Comparison
+from tdiag.fixing.loop import FixReport
+
+ROWS = (
+    ("graphs", "graphs", "{}"),
+    ("graph breaks", "graph_breaks", "{}"),
+    ("recompiles", "recompiles", "{}"),
+    ("eager fallbacks", "eager_fallbacks", "{}"),
+    ("compile time", "compile_time_s", "{:.2f} s"),
+    ("time per step (measured)", "step_time_s", "{:.3f} ms"),
+    ("program wall time", "run_time_s", "{:.2f} s"),
+    ("exit code", "exit_code", "{}"),
+)
+
+
+def print_report(report: FixReport, file: TextIO, show_diffs: bool = True) -> None:
+    console = Console(file=file, highlight=False, soft_wrap=True)
+    if not report.patches:
+        console.print("tdiag fix: no finding in this record has a patch (see `tdiag lint` for the text fixes)")
+        return
+    for p in report.patches:
+        header = Text()
+        header.append(f"{p.id}", style="bold")
+        header.append(f"  {p.title}")
+        if p.held_back:
+            header.append(f"  (held back: {p.held_back})", style="yellow")
+        console.print(header)
+        if show_diffs:
+            console.print(Syntax(p.patch.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
+    for c in report.comparisons:
+        _print_comparison(console, c)
+    if report.scratch is not None:
+        console.print(f"scratch copies kept in {report.scratch}")
+    for r in report.refusals:
+        console.print(f"refused {r.path}: {r.detail}", style="bold red")
+    if report.not_applied:
+        console.print(report.not_applied, style="bold red" if report.refusals or report.worse else "yellow")
+    if report.applied is not None:
+        console.print(f"applied {len(report.chosen)} patch(es) to {', '.join(report.applied.files)}", style="bold green")
+        console.print(f"backup: {report.applied.backup}")
+        console.print(f"undo:   tdiag fix {report.record} --undo")
+    elif not report.comparisons and not report.refusals and report.chosen:
+        console.print(
+            f"{len(report.chosen)} patch(es) apply together; --verify measures them on a scratch copy, --apply writes them",
+            style="dim",
+        )
+
+
+def _print_comparison(console: Console, c: Comparison) -> None:
+    table = Table(title=f"verification: {c.label}", title_justify="left", show_edge=False)
+    table.add_column("")
+    table.add_column("before", justify="right")
+    table.add_column("after", justify="right")
+    for label, attr, fmt in ROWS:
+        b, a = getattr(c.before, attr), getattr(c.after, attr)
+        if b is None and a is None:
+            continue
+        scale = 1e3 if attr == "step_time_s" else 1
+        cells = ["–" if v is None else fmt.format(v * scale) for v in (b, a)]
+        table.add_row(label, cells[0], Text(cells[1], style=_style(attr, b, a)))
+    table.add_row("stdout identical", "", Text("yes" if c.stdout_identical else "NO", style="green" if c.stdout_identical else "bold red"))
+    console.print(table)
+    if c.gone:
+        console.print(f"findings gone: {', '.join(c.gone)}", style="green")
+    if c.new:
+        console.print(f"new findings: {', '.join(c.new)}", style="yellow")
+    for line in c.stdout_diff:
+        console.print(f"  {line}", style="red")
+    if c.ok:
+        console.print("verdict: no regression", style="bold green")
+    else:
+        console.print("verdict: WORSE: " + "; ".join(c.problems), style="bold red")
+
+
+def _style(attr: str, before, after) -> str:
+    if before is None or after is None or attr in ("run_time_s", "exit_code"):
+        return ""
+    return "green" if after < before else "red" if after > before else ""
+
+
+__all__ = ["print_report"]
