@@ -8,15 +8,39 @@ Paths are display paths: relative to the project root for user files, ``<site-pa
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 1
+from tdiag.analyzer.evidence import Evidence, OtherEvidence, evidence_class
+
+# 2: Finding.evidence is typed (a "kind" discriminator, see evidence.py); GraphKey (Finding.graph_keys)
+SCHEMA_VERSION = 2
 
 SEVERITIES = ("error", "warning", "info")  # ranked: error first
 SEVERITY_RANK = {name: i for i, name in enumerate(SEVERITIES)}
+
+
+@dataclass(frozen=True)
+class GraphKey:
+    """Names one compiled graph: compile ids ("0/0") repeat across ranks, so every lookup carries the rank too.
+    ``rank`` is None for single-process runs."""
+
+    rank: int | None
+    compile_id: str
+
+    @property
+    def label(self) -> str:
+        return self.compile_id if self.rank is None else f"{self.compile_id} (rank {self.rank})"
+
+    def __lt__(self, other: GraphKey) -> bool:  # None (single process) first, compile ids numerically
+        return _graph_key_order(self) < _graph_key_order(other)
+
+
+def _graph_key_order(key: GraphKey) -> tuple:
+    return (-1 if key.rank is None else key.rank, tuple(int(p) for p in re.findall(r"\d+", key.compile_id)), key.compile_id)
 
 
 @dataclass
@@ -141,6 +165,47 @@ class AotInfo:
 
 
 @dataclass
+class CudaGraphSkip:
+    """One reason torch gave for running a graph without CUDA graphs ("skipping cudagraphs due to ...")."""
+
+    kind: str  # mutated_input, cpu_device, incompatible_op, dynamic_graph, rerecord_limit, non_tensor_input, ...
+    reason: str  # torch's reason, without "skipping cudagraphs due to" and without the stack trace
+    op: str | None = None  # the node or op torch named, e.g. "arg1_1", "aten._local_scalar_dense.default"
+    site: Site | None = None  # the user line from torch's "Found from" stack trace
+    code: str | None = None  # that line's source, as torch quoted it
+    at: str = "compile"  # compile (decided while compiling) or run (decided when the graph first ran)
+    text: str = ""  # torch's whole message
+
+
+@dataclass
+class CudaGraphRecording:
+    """One CUDA graph recording of a compiled graph (the first, or a re-recording)."""
+
+    mode: str | None = None  # FORWARD, BACKWARD, INFERENCE
+    inputs: list[str] = field(default_factory=list)  # input sizes, e.g. "[16, 64]", as torch logged them
+    symint_key: str | None = None  # the symbolic sizes it was recorded for (dynamic graphs)
+
+
+@dataclass
+class CudaGraphInfo:
+    """What happened to one compiled graph under ``mode="reduce-overhead"``."""
+
+    status: str = "unknown"  # recorded, skipped, partial (recorded, and skipped for a part or later), unknown
+    skips: list[CudaGraphSkip] = field(default_factory=list)
+    recordings: list[CudaGraphRecording] = field(default_factory=list)
+
+
+@dataclass
+class DdpBucket:
+    """One DDPOptimizer subgraph: the gradient bucket it was cut at (torch/_dynamo/backends/distributed.py)."""
+
+    name: str  # submod_0, submod_1, ... in execution order
+    params: list[str] = field(default_factory=list)  # parameter names, e.g. "layers.0.weight"
+    bytes: int | None = None  # parameter bytes, from the shapes in the subgraph's signature
+    lines: list[SourceRef] = field(default_factory=list)  # user lines of the ops in this subgraph
+
+
+@dataclass
 class CompiledGraph:
     """One frame compilation (a Dynamo graph and what the backend made of it)."""
 
@@ -168,6 +233,12 @@ class CompiledGraph:
     kernel_notes: list[str] = field(default_factory=list)  # e.g. "cache hit: kernel table recovered from output code"
     aot: AotInfo | None = None
     rank: int | None = None
+    cudagraph: CudaGraphInfo | None = None  # set where CUDA graphs were requested (mode="reduce-overhead")
+    ddp_buckets: list[DdpBucket] = field(default_factory=list)  # DDPOptimizer's split of this graph, if any
+
+    @property
+    def key(self) -> GraphKey:
+        return GraphKey(self.rank, self.compile_id)
 
 
 @dataclass
@@ -183,6 +254,7 @@ class FrameInfo:
     hit_recompile_limit: bool = False
     automatic_dynamic: list[str] = field(default_factory=list)  # e.g. "L['x'] dim 0 -> dynamic"
     rank: int | None = None
+    call_site: Site | None = None  # the user line that entered torch.compile for this frame (first compile seen)
 
 
 @dataclass
@@ -212,9 +284,10 @@ class Finding:
     compile_ids: list[str] = field(default_factory=list)
     impact: float = 0.0
     library_frame: Frame | None = None
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: Evidence | None = None  # typed per rule family (evidence.py)
     suggestion: Suggestion | None = None
     ranks: dict[str, int] = field(default_factory=dict)  # rank -> occurrences (multi-rank runs)
+    graph_keys: list[GraphKey] = field(default_factory=list)  # the graphs it concerns, rank included
 
     @property
     def family(self) -> str:
@@ -304,9 +377,11 @@ class Analysis:
     def findings_at(self, path: str, line: int) -> list[Finding]:
         return [f for f in self.findings if f.path == path and f.line == line]
 
-    def graph(self, compile_id: str, rank: int | None = None) -> CompiledGraph | None:
-        """The graph of a compile id; compile ids repeat across ranks, so name the rank in multi-rank runs."""
-        return next((g for g in self.graphs if g.compile_id == compile_id and (rank is None or g.rank == rank)), None)
+    def graph(self, key: GraphKey) -> CompiledGraph | None:
+        """The graph named by ``key`` (rank and compile id: compile ids repeat across ranks)."""
+        if not isinstance(key, GraphKey):
+            raise TypeError(f"Analysis.graph takes a GraphKey, not {type(key).__name__}")
+        return next((g for g in self.graphs if g.compile_id == key.compile_id and g.rank == key.rank), None)
 
 
 _HINTS_CACHE: dict[type, dict[str, Any]] = {}
@@ -314,11 +389,11 @@ _HINTS_CACHE: dict[type, dict[str, Any]] = {}
 
 def _from_dict(cls: type, data: Any) -> Any:
     hints = _HINTS_CACHE.get(cls)
-    if hints is None:
-        hints = _HINTS_CACHE[cls] = typing.get_type_hints(cls)
+    if hints is None:  # evidence.py names model types without importing them: resolve them here
+        hints = _HINTS_CACHE[cls] = typing.get_type_hints(cls, localns=globals())
     kwargs = {}
     for f in dataclasses.fields(cls):
-        if f.name in data:
+        if f.init and f.name in data:
             kwargs[f.name] = _convert(hints[f.name], data[f.name])
     return cls(**kwargs)
 
@@ -330,6 +405,11 @@ def _convert(tp: Any, value: Any) -> Any:
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in typing.get_args(tp) if a is not type(None)]
         return _convert(inner[0], value) if len(inner) == 1 else value
+    if tp is Evidence:
+        cls = evidence_class(value.get("kind"))
+        if cls is OtherEvidence and value.get("kind") != "other":
+            return OtherEvidence(values={k: v for k, v in value.items() if k != "kind"})
+        return _from_dict(cls, value)
     if dataclasses.is_dataclass(tp):
         return _from_dict(tp, value)
     if origin is list:

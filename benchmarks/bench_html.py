@@ -10,11 +10,13 @@ import random
 import sys
 import time
 
+from tdiag.analyzer.evidence import BreakEvidence
 from tdiag.analyzer.model import (
     Analysis,
     AotInfo,
     CompiledGraph,
     Finding,
+    Frame,
     FrameInfo,
     Guard,
     GuardFailure,
@@ -53,10 +55,9 @@ def make(findings: int, graphs: int, kernels_per_graph: int, guards_per_graph: i
             function=f"forward_{i % 50}", gb_id="GB0170",
             gb_url="https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html",
             occurrences=rng.randint(1, 9), compile_ids=[f"{i % 40}/0"], impact=float(findings - i),
-            evidence={"reason": "Data-dependent branching", "explanation": "Detected data-dependent branching.",
-                      "hints": ["Use torch.cond to express dynamic control flow."],
-                      "user_stack": [{"path": path, "line": line, "function": f"forward_{i % 50}",
-                                      "code": "y = model(x)", "is_user": True}]},
+            evidence=BreakEvidence(reason="Data-dependent branching", explanation="Detected data-dependent branching.",
+                                   hints=["Use torch.cond to express dynamic control flow."],
+                                   user_stack=[Frame(path, line, f"forward_{i % 50}", "y = model(x)")]),
             suggestion=Suggestion(title="Replace the branch with torch.where",
                                   why="Computing both sides keeps one graph.",
                                   patch=f"--- a/{path}\n+++ b/{path}\n@@ -{line},1 +{line},1 @@\n"

@@ -23,10 +23,12 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
+from tdiag.analyzer.evidence import BreakEvidence
 from tdiag.analyzer.model import (
     Analysis,
     CompiledGraph,
     Finding,
+    Frame,
     FrameInfo,
     GraphBreak,
     Guard,
@@ -63,10 +65,10 @@ def build_large_analysis(n_findings: int = 5000, n_files: int = 200, seed: int =
             fix="Use torch.where instead", path=path, line=line, column=5, end_column=30, function=f"forward_{i}",
             gb_id="GB0170", gb_url="https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html",
             occurrences=rng.randint(1, 50), compile_ids=[f"{i}/{k}" for k in range(3)], impact=float(n_findings - i),
-            evidence={"reason": "Data-dependent branching", "explanation": "Dynamo cannot trace dynamic control flow.",
-                      "hints": ["Use torch.cond."], "user_stack": [
-                          {"path": path, "line": max(1, line - 3), "function": "step", "code": None},
-                          {"path": path, "line": line, "function": f"forward_{i}", "code": None}]},
+            evidence=BreakEvidence(reason="Data-dependent branching",
+                                   explanation="Dynamo cannot trace dynamic control flow.", hints=["Use torch.cond."],
+                                   user_stack=[Frame(path, max(1, line - 3), "step"),
+                                               Frame(path, line, f"forward_{i}")]),
             suggestion=Suggestion(title="Use torch.where", why="keeps one graph",
                                   patch=f"--- a/{path}\n+++ b/{path}\n@@ -{line} +{line} @@\n-    if x:\n+    x = w\n"),
             ranks={"0": 1},

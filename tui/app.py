@@ -105,12 +105,12 @@ class TdiagApp(App):
         self.screen.open_file(message.path, message.line)  # type: ignore[attr-defined]
 
     async def on_show_graph(self, message: ShowGraph) -> None:
-        graph = self.analysis.graph(message.compile_id)
+        graph = self.analysis.graph(message.key)
         if graph is None:
-            self.notify(f"graph {message.compile_id} is not in this record", severity="warning")
+            self.notify(f"graph {message.key.label} is not in this record", severity="warning")
             return
         if self.current_mode == "graphs":
-            self.screen.select_graph(message.compile_id)  # type: ignore[attr-defined]
+            self.screen.select_graph(message.key)  # type: ignore[attr-defined]
         self.push_screen(GraphDetailScreen(self.analysis, graph))
 
     def on_open_in_editor(self, message: OpenInEditor) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tdiag.analyzer.model import GraphKey
 from textual.message import Message
 
 
@@ -23,11 +24,11 @@ class ShowSource(Message):
 
 
 class ShowGraph(Message):
-    """Open the detail of one compiled graph (kernels, generated code)."""
+    """Open the detail of one compiled graph (kernels, generated code); the key names the rank too."""
 
-    def __init__(self, compile_id: str) -> None:
+    def __init__(self, key: GraphKey) -> None:
         super().__init__()
-        self.compile_id = compile_id
+        self.key = key
 
 
 class OpenInEditor(Message):

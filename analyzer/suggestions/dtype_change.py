@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tdiag.analyzer.evidence import RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.context import SuggestionContext
 
@@ -12,9 +13,9 @@ WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    ev = finding.evidence
-    subject = ev.get("subject") or "the input"
-    change = f" ({ev['expected']} -> {ev['actual']})" if ev.get("expected") and ev.get("actual") else ""
+    ev = evidence_as(finding.evidence, RecompileEvidence)
+    subject = ev.subject or "the input"
+    change = f" ({ev.expected} -> {ev.actual})" if ev.expected and ev.actual else ""
     return Suggestion(
         title=f"Pass `{subject}` with one dtype/device{change}",
         why=WHY,

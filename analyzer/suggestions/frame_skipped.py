@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.context import SuggestionContext
 
@@ -12,7 +13,8 @@ WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    reason = finding.evidence.get("reason") or "an unsupported construct"
+    ev = evidence_as(finding.evidence, BreakEvidence)
+    reason = ev.reason or "an unsupported construct"
     return Suggestion(
         title=f"Remove the break that made Dynamo skip {finding.function or 'this function'} ({reason})",
         why=WHY,
@@ -20,6 +22,6 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
             "fix the underlying break (see the other findings at this site for a concrete rewrite)",
             "move the loop body that breaks into its own function, so only that function runs eagerly",
             "compile a smaller function that does not contain the break",
-            *list(finding.evidence.get("hints") or []),
+            *ev.hints,
         ],
     )

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 
+from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.rules import get_rule
 
 
 def suggest(finding: Finding, ctx=None) -> Suggestion:
     return Suggestion(title=_title(finding.fix or finding.message), why=rule_section(finding.code, "Why is this bad?"),
-                      alternatives=list(finding.evidence.get("hints") or []))
+                      alternatives=list(evidence_as(finding.evidence, BreakEvidence).hints))
 
 
 def rule_section(code: str, heading: str) -> str:

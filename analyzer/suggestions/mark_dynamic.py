@@ -11,6 +11,7 @@ import re
 
 import libcst as cst
 from libcst.helpers import parse_template_statement
+from tdiag.analyzer.evidence import DynamicEvidence, RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.call_sites import argument_for, compiled_call_on_line, frame_params
 from tdiag.analyzer.suggestions.context import (
@@ -77,7 +78,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     target = _target(finding, ctx)
-    subject, dim = (target[5], target[6]) if target else (finding.evidence.get("subject") or "x", finding.evidence.get("dim") or 0)
+    subject, dim = (target[5], target[6]) if target else _subject_and_dim(finding)
     return Suggestion(
         title=f"Mark `{subject}` dim {dim} dynamic before the compiled call",
         why=WHY,
@@ -95,12 +96,12 @@ def _alternatives(finding: Finding) -> list[str]:
 
 def _target(finding: Finding, ctx: SuggestionContext):
     """(call path, call line, frame, frame path, frame line, parameter, dim) for the finding, or None."""
-    ev = finding.evidence
     if finding.code == "RCP001":
-        if ev.get("subject") is None or ev.get("dim") is None:
+        ev = evidence_as(finding.evidence, RecompileEvidence)
+        if ev.subject is None or ev.dim is None:
             return None
-        return finding.path, finding.line, ev.get("frame"), ev.get("frame_path"), ev.get("frame_line"), _plain(ev["subject"]), ev["dim"]
-    for decision in ev.get("decisions", []):
+        return finding.path, finding.line, ev.frame, ev.frame_path, ev.frame_line, _plain(ev.subject), ev.dim
+    for decision in evidence_as(finding.evidence, DynamicEvidence).decisions:
         m = _SIZE_DECISION.match(decision)
         if not m:
             continue
@@ -111,7 +112,12 @@ def _target(finding: Finding, ctx: SuggestionContext):
 
 
 def _scalar_decision(finding: Finding) -> bool:
-    return any(re.match(r"^L\['\w+'\]\s*->", d) for d in finding.evidence.get("decisions", []))
+    return any(re.match(r"^L\['\w+'\]\s*->", d) for d in evidence_as(finding.evidence, DynamicEvidence).decisions)
+
+
+def _subject_and_dim(finding: Finding) -> tuple[str, int]:
+    ev = evidence_as(finding.evidence, RecompileEvidence)
+    return ev.subject or "x", ev.dim or 0
 
 
 def _plain(subject: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tdiag.analyzer.evidence import RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.context import SuggestionContext
 
@@ -13,7 +14,7 @@ WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    subject = finding.evidence.get("subject") or "self.training"
+    subject = evidence_as(finding.evidence, RecompileEvidence).subject or "self.training"
     return Suggestion(
         title=f"Expect one graph per mode ({subject}); keep modes fixed in the hot loop",
         why=WHY,

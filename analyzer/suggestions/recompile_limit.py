@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+from tdiag.analyzer.evidence import RecompileLimitEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.context import SuggestionContext
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    failures = [f for f in finding.evidence.get("failures") or [] if f]
+    failures = [f for f in evidence_as(finding.evidence, RecompileLimitEvidence).failures if f]
     cause = Counter(failures).most_common(1)[0][0] if failures else "guards that kept failing"
     frame = finding.function or "this function"
     return Suggestion(

@@ -11,6 +11,7 @@ import re
 
 import libcst as cst
 from libcst.helpers import parse_template_expression
+from tdiag.analyzer.evidence import DynamicEvidence, RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.call_sites import argument_for, calls_to, frame_params
 from tdiag.analyzer.suggestions.context import (
@@ -38,7 +39,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     params = frame_params(ctx, frame_path, frame, frame_line)
     if params is None or name not in params:
         raise NoPatch(f"`{name}` is not a parameter of {frame}: it is computed inside the compiled code")
-    expected = finding.evidence.get("expected")
+    expected = evidence_as(finding.evidence, RecompileEvidence).expected
     if expected is not None and not _is_number(expected):
         raise NoPatch(f"`{name}` takes values like {expected}, which are not numbers")
     tree = ctx.tree(frame_path)
@@ -88,17 +89,17 @@ def _alternatives(name: str) -> list[str]:
 
 def _target(finding: Finding):
     """(parameter, frame, frame path, frame line)."""
-    ev = finding.evidence
     if finding.code == "DYN001":
-        for decision in ev.get("decisions", []):
+        for decision in evidence_as(finding.evidence, DynamicEvidence).decisions:
             m = re.match(r"^L\['(\w+)'\]\s*->", decision)
             if m:
                 return m.group(1), finding.function, finding.path, finding.line
         return None, None, None, None
-    subject = ev.get("subject") or ""
+    ev = evidence_as(finding.evidence, RecompileEvidence)
+    subject = ev.subject or ""
     m = re.match(r"^L\['(\w+)'\]$", subject)
     name = m.group(1) if m else subject if subject.isidentifier() else None
-    return name, ev.get("frame"), ev.get("frame_path"), ev.get("frame_line")
+    return name, ev.frame, ev.frame_path, ev.frame_line
 
 
 def _is_number(text: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.context import SuggestionContext
 
@@ -12,7 +13,7 @@ WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    source = (finding.evidence.get("source") or "").strip()
+    source = (evidence_as(finding.evidence, BreakEvidence).source or "").strip()
     method = ".numpy()" if ".numpy(" in source else ".tolist()"
     return Suggestion(
         title=f"Keep the values as a tensor instead of {method}",

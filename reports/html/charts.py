@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import plotly.graph_objects as go
-from tdiag.analyzer.model import Analysis, CompiledGraph
+from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey
 
 from .escape import plotly_text as esc
 
@@ -49,13 +49,15 @@ def _figure(traces: list[go.BaseTraceType | dict[str, Any]], **layout: Any) -> d
 
 
 def _frame_label(graph: CompiledGraph) -> str:
-    return esc(f"{graph.code_name} ({graph.path}:{graph.line}) #{graph.frame_id}")
+    rank = "" if graph.rank is None else f" rank {graph.rank}"
+    return esc(f"{graph.code_name} ({graph.path}:{graph.line}) #{graph.frame_id}{rank}")
 
 
-def _by_frame(analysis: Analysis) -> dict[int, list[CompiledGraph]]:
-    frames: dict[int, list[CompiledGraph]] = defaultdict(list)
+def _by_frame(analysis: Analysis) -> dict[tuple[int, int], list[CompiledGraph]]:
+    """Graphs per (rank, frame): frame ids, like compile ids, repeat across ranks."""
+    frames: dict[tuple[int, int], list[CompiledGraph]] = defaultdict(list)
     for graph in analysis.graphs:
-        frames[graph.frame_id].append(graph)
+        frames[(-1 if graph.rank is None else graph.rank, graph.frame_id)].append(graph)
     return dict(sorted(frames.items()))
 
 
@@ -104,16 +106,16 @@ def recompile_timeline_chart(analysis: Analysis) -> Chart | None:
     starts = [g.start_time for g in analysis.graphs if g.start_time is not None]
     t0 = min(starts) if starts else 0.0
     use_time = len(starts) == len(analysis.graphs)
-    order = {g.compile_id: i for i, g in enumerate(analysis.graphs)}
-    reasons: dict[str, list[str]] = {r.compile_id: [f.text for f in r.failures] for r in analysis.recompiles}
+    order = {g.key: i for i, g in enumerate(analysis.graphs)}
+    reasons = {GraphKey(r.rank, r.compile_id): [f.text for f in r.failures] for r in analysis.recompiles}
     traces = []
     for graphs in frames.values():
         label = _frame_label(graphs[0])
         xs, texts, symbols = [], [], []
         for graph in graphs:
-            xs.append(round(graph.start_time - t0, 4) if use_time else order[graph.compile_id])
-            why = reasons.get(graph.compile_id)
-            hover = esc(f"{graph.compile_id} {graph.code_name}: {graph.status}")
+            xs.append(round(graph.start_time - t0, 4) if use_time else order[graph.key])
+            why = reasons.get(graph.key)
+            hover = esc(f"{graph.key.label} {graph.code_name}: {graph.status}")
             if why:
                 hover += "<br>" + "<br>".join(esc(w) for w in why[:_HOVER_LIMIT]) + ("<br>…" if len(why) > _HOVER_LIMIT else "")
             texts.append(hover)
@@ -174,11 +176,11 @@ def graph_size_chart(analysis: Analysis) -> Chart | None:
     by_status: dict[str, list[CompiledGraph]] = defaultdict(list)
     for graph in analysis.graphs:
         by_status[graph.status].append(graph)
-    ids = [esc(g.compile_id) for g in analysis.graphs]
+    ids = [esc(g.key.label) for g in analysis.graphs]  # one category per graph: ranks repeat compile ids
     traces = [
         go.Bar(
             name=esc(status),
-            x=[esc(g.compile_id) for g in graphs],
+            x=[esc(g.key.label) for g in graphs],
             y=[g.op_count for g in graphs],
             marker=dict(color=_STATUS_COLORS.get(status, "#6d4c41")),
             text=[esc(f"{g.code_name} ({g.path}:{g.line})") for g in graphs],

@@ -14,7 +14,7 @@ from .strings import StringTable
 FIELDS = (
     "rank", "anchor", "code", "name", "family", "severity", "path", "line", "column", "end_column", "function",
     "source", "message", "fix", "reason", "gb_id", "gb_url", "explanation", "hints", "same_as", "guard", "expected",
-    "actual", "occurrences", "compile_ids", "library_frame", "ranks", "stack", "suggestion",
+    "actual", "facts", "occurrences", "compile_ids", "library_frame", "ranks", "stack", "suggestion",
 )  # fmt: skip
 
 
@@ -52,10 +52,11 @@ def _row(v: Any, s: StringTable) -> list[Any]:
         "guard": s(v.guard),
         "expected": s(v.expected),
         "actual": s(v.actual),
+        "facts": [[s(label), s(value)] for label, value in v.facts],
         "occurrences": f.occurrences,
-        "compile_ids": s.many(f.compile_ids),
+        "compile_ids": s.many(v.graphs),
         "library_frame": [s(lib.path), lib.line, s(lib.function)] if lib else None,
-        "ranks": [[s(r), n] for r, n in f.ranks.items()],
+        "ranks": [[s(r), n] for r, n in v.per_rank],
         "stack": [[s(fr.path), fr.line, s(fr.function), s(fr.code), int(fr.is_user)] for fr in v.user_stack],
         "suggestion": [
             s(sug.title),

@@ -17,6 +17,7 @@ from tdiag.analyzer.model import (
     Recompile,
 )
 
+from ..view import StackLine, finding_view
 from .charts import build_charts
 from .escape import json_for_script, safe_url
 from .finding_data import finding_rows
@@ -30,16 +31,9 @@ FULL_FINDINGS = 100
 
 
 @dataclass
-class StackFrame:
-    path: str
-    line: int
-    function: str
-    code: str
-    is_user: bool
-
-
-@dataclass
 class FindingView:
+    """The shared view-model of a finding (``reports.view``) plus what only the page has (anchors, excerpt)."""
+
     f: Finding
     rank: int
     anchor: str
@@ -48,10 +42,13 @@ class FindingView:
     reason: str
     explanation: str
     hints: list[str]
-    user_stack: list[StackFrame]
+    user_stack: list[StackLine]
     guard: str
     expected: str
     actual: str
+    facts: list[tuple[str, str]]
+    graphs: list[str]  # compile ids, with the rank when the finding spans several
+    per_rank: list[tuple[str, int]]
     gb_url: str | None
     ranks: str  # "0 1 3": ranks where it occurred, for the rank selector
     same_as: tuple[str, int] | None = None  # (anchor, rank) of an earlier finding with the same explanation and hints
@@ -197,7 +194,7 @@ def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[s
         seen[anchor] += 1
         if seen[anchor] > 1:
             anchor = f"{anchor}-{seen[anchor]}"
-        ev = f.evidence or {}
+        shared = finding_view(f, analysis.sources)
         src = lines.get(f.path)
         views.append(
             FindingView(
@@ -206,13 +203,16 @@ def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[s
                 anchor=anchor,
                 excerpt=excerpt(src, f.line, f.column, f.end_column) if src else [],
                 source_link=f"{slugs[f.path]}-L{f.line}" if f.path in slugs else None,
-                reason=_text(ev.get("reason")),
-                explanation=_text(ev.get("explanation")),
-                hints=[_text(h) for h in ev.get("hints") or [] if h],
-                user_stack=_stack(f, ev.get("user_stack") or []),
-                guard=_text(ev.get("guard")),
-                expected=_text(ev.get("expected")),
-                actual=_text(ev.get("actual")),
+                reason=shared.reason,
+                explanation=shared.explanation,
+                hints=shared.hints,
+                user_stack=shared.stack,
+                guard=shared.guard,
+                expected=shared.expected,
+                actual=shared.actual,
+                facts=shared.facts,
+                graphs=shared.graphs,
+                per_rank=shared.ranks,
                 gb_url=safe_url(f.gb_url),
                 ranks=" ".join(r for r, n in f.ranks.items() if n),
             )
@@ -225,29 +225,6 @@ def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[s
             else:
                 explained[key] = (anchor, rank)
     return views
-
-
-def _text(value: Any) -> str:
-    return "" if value is None else str(value)
-
-
-def _stack(f: Finding, frames: list[Any]) -> list[StackFrame]:
-    stack = [_frame(fr) for fr in frames]
-    # a one-frame stack at the finding's own line says nothing the header does not
-    if len(stack) == 1 and (stack[0].path, stack[0].line) == (f.path, f.line):
-        return []
-    return stack
-
-
-def _frame(value: Any) -> StackFrame:
-    get = value.get if isinstance(value, dict) else lambda k, d=None: getattr(value, k, d)
-    return StackFrame(
-        path=_text(get("path", "")),
-        line=int(get("line", 0) or 0),
-        function=_text(get("function", "")),
-        code=_text(get("code", "")),
-        is_user=bool(get("is_user", True)),
-    )
 
 
 def _sources(analysis: Analysis, slugs: dict[str, str], findings: list[FindingView]) -> list[SourceFile]:

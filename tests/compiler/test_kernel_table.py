@@ -113,9 +113,9 @@ def test_warm_cache_gives_same_kernel_table(cold_analysis, warm_analysis):
 
 def test_lowering_findings(cold_analysis):
     low001 = [f for f in cold_analysis.findings if f.code == "LOW001"]
-    ops = {f.evidence["op"] for f in low001}
+    ops = {f.evidence.op for f in low001}
     assert {"aten._cdist_forward", "tdiagtest.scale_noise"} <= ops
-    custom = next(f for f in low001 if f.evidence["op"] == "tdiagtest.scale_noise")
+    custom = next(f for f in low001 if f.evidence.op == "tdiagtest.scale_noise")
     assert custom.line == line_of(PROGRAM, "# CUSTOM_OP") and custom.path == PROGRAM
 
 

@@ -33,7 +33,7 @@ def test_low002_gemm_followed_by_epilogue():
 def test_cmp001_tiny_graphs():
     graphs = [graph("0/0", op_count=2), graph("1/0", op_count=1, line=20), graph("2/0", op_count=40, line=30)]
     findings = cmp001_tiny_graphs.check(RuleContext(Analysis(graphs=graphs), None))
-    assert len(findings) == 1 and findings[0].occurrences == 2 and findings[0].evidence["op_counts"] == [2, 1]
+    assert len(findings) == 1 and findings[0].occurrences == 2 and findings[0].evidence.op_counts == [2, 1]
 
 
 def test_cmp002_hotspot():

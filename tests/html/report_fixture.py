@@ -3,11 +3,13 @@ run can put text (function names, source and comments, reasons, guards, generate
 
 from __future__ import annotations
 
+from tdiag.analyzer.evidence import BreakEvidence, RecompileEvidence
 from tdiag.analyzer.model import (
     Analysis,
     AotInfo,
     CompiledGraph,
     Finding,
+    Frame,
     FrameInfo,
     GraphBreak,
     Guard,
@@ -89,11 +91,10 @@ class GraphModule(torch.nn.Module):
 """
 
 
-def _stack() -> list[dict]:
+def _stack() -> list[Frame]:
     return [
-        {"path": "train.py", "line": 20, "function": "<module>", "code": "model(torch.randn(4), 0)", "is_user": True},
-        {"path": "train.py", "line": 6, "function": "step", "code": "if y.sum() > 0:  # data-dependent branch",
-         "is_user": True},
+        Frame("train.py", 20, "<module>", "model(torch.randn(4), 0)"),
+        Frame("train.py", 6, "step", "if y.sum() > 0:  # data-dependent branch"),
     ]
 
 
@@ -117,12 +118,12 @@ def make_analysis(ranks: list[int] | None = None) -> Analysis:
             occurrences=3,
             compile_ids=["0/0", "1/0"],
             impact=10.0,
-            evidence={
-                "reason": "Data-dependent branching",
-                "explanation": f"Detected data-dependent branching {SCRIPT_PAYLOAD}",
-                "hints": ["Use `torch.cond` to express dynamic control flow.", IMG_PAYLOAD],
-                "user_stack": _stack(),
-            },
+            evidence=BreakEvidence(
+                reason="Data-dependent branching",
+                explanation=f"Detected data-dependent branching {SCRIPT_PAYLOAD}",
+                hints=["Use `torch.cond` to express dynamic control flow.", IMG_PAYLOAD],
+                user_stack=_stack(),
+            ),
             suggestion=Suggestion(
                 title="Replace the branch with torch.where",
                 why="Both branches are cheap elementwise ops, so computing both keeps one graph.",
@@ -143,11 +144,7 @@ def make_analysis(ranks: list[int] | None = None) -> Analysis:
             occurrences=2,
             compile_ids=["0/1", "0/2"],
             impact=5.0,
-            evidence={
-                "guard": "tensor 'x' size mismatch at index 0",
-                "expected": "4",
-                "actual": "8",
-            },
+            evidence=RecompileEvidence(guard="tensor 'x' size mismatch at index 0", expected="4", actual="8"),
             suggestion=Suggestion(
                 title="Mark x dynamic",
                 why="One dynamic graph replaces one graph per size.",

@@ -10,6 +10,7 @@ import pytest
 from plotly.offline import get_plotlyjs
 from report_dom import Node, parse, script_json
 from report_fixture import IMG_PAYLOAD, PLOTLY_STUB, SCRIPT_PAYLOAD, make_analysis, make_many
+from tdiag.analyzer.evidence import BreakEvidence
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.reports.html import render_html, write_html
 from tdiag.reports.html.escape import json_for_script
@@ -84,18 +85,18 @@ def test_finding_excerpt_highlights_the_expression(dom: Node, analysis: Analysis
 
 
 def test_finding_evidence_stack_and_gb_link(dom: Node, analysis: Analysis) -> None:
-    f = next(f for f in analysis.findings if f.evidence.get("user_stack"))
+    f = next(f for f in analysis.findings if isinstance(f.evidence, BreakEvidence) and f.evidence.user_stack)
     article = _finding(dom, f)
     evidence = article.find("dl", cls="evidence").text()
-    assert f.evidence["reason"] in evidence
-    assert f.evidence["explanation"] in evidence
-    assert [li.text() for li in article.find("ul", cls="hints").find_all("li")] == f.evidence["hints"]
+    assert f.evidence.reason in evidence
+    assert f.evidence.explanation in evidence
+    assert [li.text() for li in article.find("ul", cls="hints").find_all("li")] == f.evidence.hints
     assert article.find("a", href=f.gb_url).text() == f.gb_id
     stack = article.find("details", cls="stack").find_all("li")
-    assert len(stack) == len(f.evidence["user_stack"])
-    for li, frame in zip(stack, f.evidence["user_stack"]):
-        assert f"{frame['path']}:{frame['line']}" in li.text()
-        assert frame["function"] in li.text()
+    assert len(stack) == len(f.evidence.user_stack)
+    for li, frame in zip(stack, f.evidence.user_stack):
+        assert f"{frame.path}:{frame.line}" in li.text()
+        assert frame.function in li.text()
 
 
 def test_non_http_gb_url_is_not_a_link(dom: Node, analysis: Analysis) -> None:

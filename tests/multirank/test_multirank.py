@@ -59,7 +59,7 @@ def test_divergent_rank_is_named(launcher, tmp_path, session_env):
     a = check_both_ranks_recorded(tmp_path / "run")
     div = [f for f in a.findings if f.code == "DIV001"]
     count = next(f for f in div if f.severity == "error")
-    assert "rank 1 diverged" in count.message and count.evidence["divergent_ranks"] == [1]
+    assert "rank 1 diverged" in count.message and count.evidence.divergent_ranks == [1]
     item_break = next(f for f in div if f.severity == "warning" and f.line == 17 and "graph break" in f.message)
     assert "on rank 1 only" in item_break.message and item_break.ranks == {"0": 0, "1": 1}
     # the rank-only break is also an ordinary finding, counted on rank 1 alone

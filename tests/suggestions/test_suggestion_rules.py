@@ -7,6 +7,7 @@ import sys
 import textwrap
 
 import pytest
+from tdiag.analyzer.evidence import DynamicEvidence, RecompileEvidence, RecompileLimitEvidence
 from tdiag.analyzer.model import Analysis, Finding, Recompile, Site
 from tdiag.analyzer.suggestions import apply_patch, current_suggestion, make_patch, patch_applies, suggest
 from tdiag.analyzer.suggestions.context import SuggestionContext
@@ -17,7 +18,7 @@ def _suggest(code: str, source: str, line: int, column: int | None = None, evide
     analysis = analysis or Analysis()
     analysis.sources["m.py"] = source
     finding = Finding(code=code, name="x", severity="warning", message="", fix="fix it", path="m.py", line=line,
-                      column=column, function=function, evidence=evidence or {})
+                      column=column, function=function, evidence=evidence)
     return suggest(finding, SuggestionContext(analysis)), source
 
 
@@ -129,7 +130,7 @@ def test_print_whose_value_is_used_is_not_removed():
 
 
 def _recompile_evidence(subject="x", dim=0, frame="forward", frame_line=5):
-    return {"subject": subject, "dim": dim, "frame": frame, "frame_path": "m.py", "frame_line": frame_line, "expected": "4"}
+    return RecompileEvidence(subject=subject, dim=dim, frame=frame, frame_path="m.py", frame_line=frame_line, expected="4")
 
 
 MODEL = """\
@@ -173,27 +174,27 @@ def test_mark_dynamic_refuses_a_resume_function_frame():
 def test_dyn001_uses_the_recompile_call_site():
     analysis = Analysis(recompiles=[Recompile("0/1", 0, "forward", "m.py", 4, call_site=Site("m.py", 9))])
     patched = _patched("DYN001", MODEL.format(call="out = compiled(torch.ones(n))"), line=4, function="forward",
-                       evidence={"decisions": ["L['x'].size()[0] -> dynamic"]}, analysis=analysis)
+                       evidence=DynamicEvidence(decisions=["L['x'].size()[0] -> dynamic"]), analysis=analysis)
     assert "torch._dynamo.mark_dynamic(x, 0)" in patched
 
 
 def test_scalar_argument_becomes_a_tensor_at_every_call():
     source = "import torch\n@torch.compile\ndef scale(x, k):\n    return x * k + 1\nscale(a, 2)\nscale(a, k=3)\n"
-    patched = _patched("RCP002", source, line=4, evidence={"subject": "k", "frame": "scale", "frame_path": "m.py",
-                                                           "frame_line": 2, "expected": "2"})
+    patched = _patched("RCP002", source, line=4, evidence=RecompileEvidence(subject="k", frame="scale", frame_path="m.py",
+                                                                            frame_line=2, expected="2"))
     assert "scale(a, torch.tensor(2))" in patched and "scale(a, k=torch.tensor(3))" in patched
 
 
 @pytest.mark.parametrize("body", ["return x * 2 if k > 1 else x", "return x.view(k, -1)", "return x * k, range(k)"])
 def test_scalar_argument_used_as_a_number_stays(body):
     source = f"import torch\n@torch.compile\ndef scale(x, k):\n    {body}\nscale(a, 2)\n"
-    suggestion, _ = _suggest("RCP002", source, line=4, evidence={"subject": "k", "frame": "scale", "frame_path": "m.py",
-                                                                 "frame_line": 2, "expected": "2"})
+    suggestion, _ = _suggest("RCP002", source, line=4, evidence=RecompileEvidence(
+        subject="k", frame="scale", frame_path="m.py", frame_line=2, expected="2"))
     assert suggestion.patch is None and suggestion.patch_note
 
 
 def test_recompile_limit_is_loud_and_names_the_cause():
-    suggestion, _ = _suggest("RCP005", "x = 1\n", line=1, function="shift", evidence={"failures": ["mode == 'a'"]})
+    suggestion, _ = _suggest("RCP005", "x = 1\n", line=1, function="shift", evidence=RecompileLimitEvidence(failures=["mode == 'a'"]))
     assert "RECOMPILE LIMIT" in suggestion.title and "mode == 'a'" in suggestion.why
 
 

@@ -92,13 +92,13 @@ async def test_detail_pane_shows_torch_evidence_and_suggestion(sample_app):
     finding = sample.findings[0]
     await pilot.press("2")
     text = detail_text(app)
-    assert finding.evidence["reason"] in text
-    for hint in finding.evidence["hints"]:
+    assert finding.evidence.reason in text
+    for hint in finding.evidence.hints:
         assert hint[:40] in text
     assert finding.gb_url in text.replace("\n", "")
     assert finding.suggestion.title in text
-    for frame in finding.evidence["user_stack"]:
-        assert f"{frame['path']}:{frame['line']}" in text
+    for frame in finding.evidence.user_stack:
+        assert f"{frame.path}:{frame.line}" in text
 
 
 async def test_detail_pane_highlights_the_expression(sample_app):
@@ -118,7 +118,7 @@ async def test_source_not_available_still_shows_reason_and_stack(sample_app):
     await pilot.pause()
     text = detail_text(app)
     assert SOURCE_NOT_AVAILABLE in text
-    assert finding.evidence["reason"] in text
+    assert finding.evidence.reason in text
     assert finding.library_frame.path in text
 
 

@@ -5,6 +5,7 @@ Each builder returns a fresh Analysis; tests derive their expectations from it i
 
 from __future__ import annotations
 
+from tdiag.analyzer.evidence import BreakEvidence, RecompileEvidence
 from tdiag.analyzer.model import (
     Analysis,
     AotInfo,
@@ -88,9 +89,9 @@ def forward(self, L_x_: "f32[4, 16]"):
 
 def _break_finding() -> Finding:
     stack = [
-        {"path": "train.py", "line": 27, "function": "<module>", "code": "step(model, torch.randn(n, 16), n)"},
-        {"path": "train.py", "line": 21, "function": "step", "code": "out = model(x)"},
-        {"path": "train.py", "line": 14, "function": "forward", "code": "if y.sum() > 0:"},
+        Frame("train.py", 27, "<module>", "step(model, torch.randn(n, 16), n)"),
+        Frame("train.py", 21, "step", "out = model(x)"),
+        Frame("train.py", 14, "forward", "if y.sum() > 0:"),
     ]
     return Finding(
         code="BRK001",
@@ -108,17 +109,17 @@ def _break_finding() -> Finding:
         occurrences=4,
         compile_ids=["0/0", "0/1", "0/2", "0/3"],
         impact=40.0,
-        evidence={
-            "reason": "Data-dependent branching",
-            "explanation": "Detected data-dependent branching (e.g. `if my_tensor:`). Dynamo does not support tracing "
+        evidence=BreakEvidence(
+            reason="Data-dependent branching",
+            explanation="Detected data-dependent branching (e.g. `if my_tensor:`). Dynamo does not support tracing "
             "dynamic control flow.",
-            "hints": [
+            hints=[
                 "This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your "
                 "code. Consider finding a workaround.",
                 "Use `torch.cond` to express dynamic control flow.",
             ],
-            "user_stack": stack,
-        },
+            user_stack=stack,
+        ),
         suggestion=Suggestion(
             title="Replace the branch with torch.where",
             why="Both sides are cheap elementwise ops, so computing both keeps the whole forward in one graph.",
@@ -146,7 +147,7 @@ def _findings() -> list[Finding]:
             occurrences=3,
             compile_ids=["0/1", "0/2", "0/3"],
             impact=30.0,
-            evidence={"guard": "tensor 'x' size mismatch at index 0", "expected": "4", "actual": "8"},
+            evidence=RecompileEvidence(guard="tensor 'x' size mismatch at index 0", expected="4", actual="8"),
             suggestion=Suggestion(
                 title="Mark the batch dimension dynamic",
                 why="One dynamic-shape graph serves every batch size.",
@@ -170,8 +171,9 @@ def _findings() -> list[Finding]:
             occurrences=4,
             compile_ids=["0/0"],
             impact=20.0,
-            evidence={"reason": "Unsupported builtin print", "explanation": "Dynamo does not know how to trace print.",
-                      "hints": ["Remove the print statement."]},
+            evidence=BreakEvidence(reason="Unsupported builtin print",
+                                   explanation="Dynamo does not know how to trace print.",
+                                   hints=["Remove the print statement."]),
             suggestion=Suggestion(title="Remove the print", why="Logging belongs outside the compiled region."),
             ranks={"0": 4},
         ),
@@ -191,8 +193,8 @@ def _findings() -> list[Finding]:
             impact=8.0,
             library_frame=Frame(path="<site-packages>/numpy/core/fromnumeric.py", line=57, function="_wrapfunc",
                                 is_user=False),
-            evidence={"reason": "Attempted to call function marked as skipped",
-                      "user_stack": [{"path": "lib/helpers.py", "line": 7, "function": "helper", "code": None}]},
+            evidence=BreakEvidence(reason="Attempted to call function marked as skipped",
+                                   user_stack=[Frame("lib/helpers.py", 7, "helper")]),
         ),
         Finding(
             code="DYN001",

@@ -31,7 +31,7 @@ class GraphDetailScreen(Screen):
 
     def compose(self) -> ComposeResult:
         g = self.graph
-        title = Text.assemble((f"graph {g.compile_id}", "bold"), f"  {g.code_name}  ",
+        title = Text.assemble((f"graph {g.key.label}", "bold"), f"  {g.code_name}  ",
                               (site_label(g.path, g.line), "dim"), f"  {len(g.kernels)} kernels · ",
                               f"compile {seconds(g.compile_time_s)}", ("   Escape: back", "dim"))
         yield Static(title, id="graph-title")

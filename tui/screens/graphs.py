@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from tdiag.analyzer.model import Analysis, CompiledGraph
+from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey
 from tdiag.tui.format import seconds, site_label
 from tdiag.tui.messages import ShowGraph
 from tdiag.tui.screens.base import TdiagScreen
@@ -46,7 +46,7 @@ class GraphsScreen(TdiagScreen):
 
     def _cells(self, row: int) -> list[Text]:
         graph = self.analysis.graphs[row]
-        return [Text(graph.compile_id), Text(graph.code_name),
+        return [Text(graph.key.label), Text(graph.code_name),
                 Text.assemble((graph.status, "" if graph.status == "ok" else "yellow")),  # spans survive truncate
                 Text(str(graph.op_count)),
                 Text(str(len(graph.kernels))), Text(seconds(graph.compile_time_s))]
@@ -58,9 +58,9 @@ class GraphsScreen(TdiagScreen):
         row = self.query_one("#graphs-table", RowTable).cursor_item
         return None if row is None else self.analysis.graphs[row]
 
-    def select_graph(self, compile_id: str) -> None:
+    def select_graph(self, key: GraphKey) -> None:
         for row, graph in enumerate(self.analysis.graphs):
-            if graph.compile_id == compile_id:
+            if graph.key == key:
                 self.query_one("#graphs-table", RowTable).cursor_row = row
                 self._show_summary()
 
@@ -75,7 +75,7 @@ class GraphsScreen(TdiagScreen):
     def action_open_graph(self) -> None:
         graph = self.selected_graph
         if graph is not None:
-            self.post_message(ShowGraph(graph.compile_id))
+            self.post_message(ShowGraph(graph.key))
 
     def _show_summary(self) -> None:
         graph = self.selected_graph
@@ -85,7 +85,7 @@ class GraphsScreen(TdiagScreen):
 
 def graph_summary(analysis: Analysis, graph: CompiledGraph) -> RenderableType:
     parts: list[RenderableType] = [
-        Text.assemble((f"graph {graph.compile_id}", "bold"), f"  {graph.code_name}",
+        Text.assemble((f"graph {graph.key.label}", "bold"), f"  {graph.code_name}",
                       (f"  {site_label(graph.path, graph.line)}", "dim")),
         Text(f"{graph.op_count} ops · {graph.node_count} nodes · {graph.input_count} inputs · "
              f"{len(graph.kernels)} kernels · compile {seconds(graph.compile_time_s)}"),

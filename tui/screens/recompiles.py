@@ -6,7 +6,7 @@ from functools import cached_property
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from tdiag.analyzer.model import Analysis, FrameInfo, Recompile
+from tdiag.analyzer.model import Analysis, FrameInfo, GraphKey, Recompile
 from tdiag.tui.format import site_label
 from tdiag.tui.messages import ShowGraph
 from tdiag.tui.screens.base import TdiagScreen
@@ -72,7 +72,7 @@ class RecompilesScreen(TdiagScreen):
     def action_open_graph(self) -> None:
         frame = self.selected_frame
         if frame is not None and frame.variants:
-            self.post_message(ShowGraph(frame.variants[-1]))
+            self.post_message(ShowGraph(GraphKey(frame.rank, frame.variants[-1])))
 
     def _show_chain(self) -> None:
         frame = self.selected_frame
@@ -81,7 +81,9 @@ class RecompilesScreen(TdiagScreen):
 
 
 def variant_chain(analysis: Analysis, frame: FrameInfo) -> RenderableType:
-    by_id: dict[str, Recompile] = {r.compile_id: r for r in analysis.recompiles if r.frame_id == frame.frame_id}
+    by_id: dict[str, Recompile] = {
+        r.compile_id: r for r in analysis.recompiles if (r.rank, r.frame_id) == (frame.rank, frame.frame_id)
+    }
     parts: list[RenderableType] = [
         Text.assemble((frame.code_name, "bold"), (f"  {site_label(frame.path, frame.line)}", "dim"),
                       f"  {len(frame.variants)} variant(s), {frame.recompiles} recompile(s)")
@@ -89,7 +91,7 @@ def variant_chain(analysis: Analysis, frame: FrameInfo) -> RenderableType:
     if frame.hit_recompile_limit:
         parts.append(Text("✗ hit the recompile limit: later calls run eagerly", style="bold red"))
     for position, compile_id in enumerate(frame.variants):
-        graph = analysis.graph(compile_id)
+        graph = analysis.graph(GraphKey(frame.rank, compile_id))
         status = f"  [{graph.status}]" if graph is not None and graph.status != "ok" else ""
         parts.append(Text.assemble(("\n● ", "cyan"), (compile_id, "bold"), status))
         recompile = by_id.get(compile_id)

@@ -7,7 +7,8 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 from tdiag.analyzer.model import Finding
-from tdiag.tui.format import SOURCE_NOT_AVAILABLE, family_label, finding_site, severity_text
+from tdiag.reports.view import SOURCE_NOT_AVAILABLE, StackLine, finding_view
+from tdiag.tui.format import severity_text
 from tdiag.tui.widgets.rendered_pane import RenderedPane
 from tdiag.tui.widgets.snippet import SYNTAX_THEME, CachedSyntax, source_snippet
 
@@ -45,45 +46,44 @@ def _heading(text: str) -> Text:
 
 
 def render_finding(finding: Finding, sources: dict[str, str]) -> RenderableType:
-    evidence = finding.evidence or {}
+    view = finding_view(finding, sources)
     title = Text.assemble(
         (finding.code, "bold"), " ", (finding.name, "bold"), "  ", severity_text(finding.severity),
-        ("  " + family_label(finding.family), "dim"),
+        ("  " + view.family_label, "dim"),
     )
     parts: list[RenderableType] = [title, Text(finding.message)]
-    where = Text.assemble(("at ", "dim"), finding_site(finding))
+    where = Text.assemble(("at ", "dim"), view.site)
     if finding.function:
         where.append(f" in {finding.function}", style="dim")
     where.append(f"  ×{finding.occurrences}", style="bold")
     parts.append(where)
     source = sources.get(finding.path)
     parts.append(source_snippet(source, finding.line, finding.column, finding.end_column))
-    if finding.library_frame is not None:
-        lib = finding.library_frame
-        parts.append(Text(f"broke inside {lib.path}:{lib.line} ({lib.function})", style="dim"))
+    if view.broke_inside:
+        parts.append(Text(f"broke inside {view.broke_inside}", style="dim"))
     if finding.fix:
         parts.append(Text.assemble(("Fix: ", "bold green"), finding.fix))
 
-    reason = evidence.get("reason")
-    if reason or evidence.get("explanation") or evidence.get("hints"):
+    if view.reason or view.explanation or view.hints:
         parts.append(_heading("What torch said"))
-        if reason:
-            parts.append(Text.assemble(("reason: ", "bold"), str(reason)))
-        if evidence.get("explanation"):
-            parts.append(Text(str(evidence["explanation"])))
-        for hint in evidence.get("hints") or []:
-            parts.append(Text(f"• {hint}"))
-    if evidence.get("guard") or evidence.get("expected") is not None:
+        if view.reason:
+            parts.append(Text.assemble(("reason: ", "bold"), view.reason))
+        if view.explanation:
+            parts.append(Text(view.explanation))
+        parts.extend(Text(f"• {hint}") for hint in view.hints)
+    if view.guard or view.expected or view.actual:
         parts.append(_heading("Guard"))
-        if evidence.get("guard"):
-            parts.append(Text(str(evidence["guard"])))
-        if evidence.get("expected") is not None or evidence.get("actual") is not None:
-            parts.append(Text.assemble(("expected ", "dim"), (str(evidence.get("expected")), "green"),
-                                       ("  actual ", "dim"), (str(evidence.get("actual")), "red")))
-    stack = evidence.get("user_stack") or []
-    if stack:
+        if view.guard:
+            parts.append(Text(view.guard))
+        if view.expected or view.actual:
+            parts.append(Text.assemble(("expected ", "dim"), (view.expected, "green"),
+                                       ("  actual ", "dim"), (view.actual, "red")))
+    if view.facts:
+        parts.append(_heading("Evidence"))
+        parts.extend(Text.assemble((f"{label}: ", "bold"), value) for label, value in view.facts)
+    if view.stack:
         parts.append(_heading("User stack (innermost last)"))
-        parts.extend(_stack_frame(frame, sources) for frame in stack)
+        parts.extend(_stack_line(line) for line in view.stack)
     if finding.gb_id or finding.gb_url:
         parts.append(_heading("Graph-break reference"))
         link = Text(finding.gb_id or "")
@@ -92,23 +92,17 @@ def render_finding(finding: Finding, sources: dict[str, str]) -> RenderableType:
         parts.append(link)
     if finding.suggestion is not None:
         parts.extend(_suggestion(finding))
-    if finding.compile_ids:
-        shown = ", ".join(finding.compile_ids[:12]) + (" …" if len(finding.compile_ids) > 12 else "")
+    if view.graphs:
+        shown = ", ".join(view.graphs[:12]) + (" …" if len(view.graphs) > 12 else "")
         parts.append(Text.assemble(("\ncompile ids: ", "dim"), shown))
-    if len(finding.ranks) > 1 or any(r != "0" for r in finding.ranks):
-        per_rank = ", ".join(f"rank {r}: {n}" for r, n in sorted(finding.ranks.items(), key=lambda kv: kv[0]))
-        parts.append(Text.assemble(("ranks: ", "dim"), per_rank))
+    if view.ranks:
+        parts.append(Text.assemble(("ranks: ", "dim"), ", ".join(f"rank {r}: {n}" for r, n in view.ranks)))
     return Group(*parts)
 
 
-def _stack_frame(frame: dict[str, Any], sources: dict[str, str]) -> Text:
-    path, line = frame.get("path", "?"), frame.get("line")
-    text = Text.assemble(f"  {path}:{line}", (f" in {frame.get('function', '?')}", "dim"))
-    code = frame.get("code")
-    if not code and path in sources and isinstance(line, int):
-        lines = sources[path].splitlines()
-        code = lines[line - 1].strip() if 0 < line <= len(lines) else None
-    text.append("\n      " + code if code else f"\n      ({SOURCE_NOT_AVAILABLE})", style="" if code else "dim")
+def _stack_line(line: StackLine) -> Text:
+    text = Text.assemble(f"  {line.path}:{line.line}", (f" in {line.function}", "dim"))
+    text.append("\n      " + line.code if line.code else f"\n      ({SOURCE_NOT_AVAILABLE})", style="" if line.code else "dim")
     return text
 
 

@@ -157,6 +157,7 @@ window.tdiagBuild = (function () {
     if (f.expected !== null || f.actual !== null) {
       item("Expected / actual", h("dd", null, [h("code", null, [s(f.expected)]), " → ", h("code", null, [s(f.actual)])]));
     }
+    f.facts.forEach(function (lv) { item(s(lv[0]), h("dd", null, [s(lv[1])])); });
     var occ = [String(f.occurrences)];
     if (f.compile_ids.length) {
       occ.push(" in compile" + (f.compile_ids.length > 1 ? "s" : "") + " ");
@@ -207,6 +208,7 @@ window.tdiagBuild = (function () {
     var parts = ["#" + f.rank, s(f.severity), s(f.code), s(f.name), s(f.path) + ":" + f.line, s(f.function), f.message,
       s(f.fix), s(f.reason), s(f.gb_id), s(f.explanation), s(f.guard), s(f.expected), s(f.actual)];
     f.hints.concat(f.compile_ids).forEach(function (i) { parts.push(s(i)); });
+    f.facts.forEach(function (lv) { parts.push(s(lv[0]), s(lv[1])); });
     if (f.library_frame) parts.push(s(f.library_frame[0]) + ":" + f.library_frame[1], s(f.library_frame[2]));
     f.stack.forEach(function (fr) { parts.push(s(fr[0]) + ":" + fr[1], s(fr[2]), s(fr[3])); });
     if (f.suggestion) {

@@ -1,0 +1,263 @@
+"""Typed evidence: what a rule saw, one dataclass per rule family, stored on ``Finding.evidence``.
+
+Every class has a ``kind`` discriminator that is written to the JSON export, so ``Analysis.from_dict`` reads each
+finding's evidence back as the class that wrote it (``evidence_class(kind)``). Fields are keyword-only with defaults,
+so a rule fills what it knows and a reader of an older or newer export still gets an object. Plain data: no torch,
+no rendering; ``facts()`` gives the label/value pairs every renderer shows after the fields it lays out itself.
+
+To add a family: subclass ``Evidence`` with ``kind`` set to a new name and decorate it with ``@evidence_kind``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING:  # model.py imports this module; the name is resolved in model's namespace when read back
+    from tdiag.analyzer.model import Frame
+
+_KINDS: dict[str, type[Evidence]] = {}
+E = TypeVar("E", bound="Evidence")
+
+
+def evidence_kind(cls: type[Evidence]) -> type[Evidence]:
+    """Register an evidence class under its ``kind`` so exports read back as the same class."""
+    kind = cls.__dataclass_fields__["kind"].default
+    if kind in _KINDS and _KINDS[kind] is not cls:
+        raise ValueError(f"evidence kind {kind!r} registered twice")
+    _KINDS[kind] = cls
+    return cls
+
+
+def evidence_class(kind: str | None) -> type[Evidence]:
+    """The class registered for ``kind``; unknown kinds (a newer export) read back as ``OtherEvidence``."""
+    return _KINDS.get(kind or "", OtherEvidence)
+
+
+@dataclass(kw_only=True)
+class Evidence:
+    kind: str = field(default="", init=False)
+    # Names of fields that renderers lay out themselves (torch's words, guard, stack) rather than as plain facts.
+    LAID_OUT: ClassVar[tuple[str, ...]] = ()
+
+    def facts(self) -> list[tuple[str, str]]:
+        """Label/value pairs for the fields no renderer lays out specially, empty values left out."""
+        rows = []
+        for name, value in vars(self).items():
+            if name == "kind" or name in self.LAID_OUT or value is None or value == "" or value == [] or value == {}:
+                continue
+            rows.append((name.replace("_", " "), _plain(value)))
+        return rows
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_plain(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value)
+    return str(value)
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class BreakEvidence(Evidence):
+    """A graph break (BRK*), in torch's words, for the first break at the site."""
+
+    kind: str = field(default="break", init=False)
+    reason: str = ""  # torch's gb_type
+    explanation: str = ""
+    hints: list[str] = field(default_factory=list)
+    context: str = ""  # torch's developer debug context
+    user_stack: list[Frame] = field(default_factory=list)
+    offset: int | None = None
+    opname: str | None = None
+    code_name: str | None = None
+    source: str | None = None  # the user's line, as recorded
+    # every distinct cause at this line (gb_id, gb_url, reason, occurrences, library_frame), most frequent first
+    causes: list[dict[str, Any]] = field(default_factory=list)
+    # breaks that followed from the cause (reconstruction failure, graph break in loop): gb_id, reason, occurrences
+    chain: list[dict[str, Any]] = field(default_factory=list)
+    LAID_OUT: ClassVar[tuple[str, ...]] = ("reason", "explanation", "hints", "user_stack", "source")
+
+    def facts(self) -> list[tuple[str, str]]:
+        rows = []
+        if self.opname or self.offset is not None:
+            where = f" in {self.code_name}" if self.code_name else ""
+            rows.append(("bytecode", f"{self.opname or '?'} at offset {self.offset}{where}"))
+        if self.context:
+            rows.append(("debug context", self.context))
+        return rows
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class RecompileEvidence(Evidence):
+    """A recompilation (RCP001-4, RCP006): the recompiled frame and the primary guard that failed."""
+
+    kind: str = field(default="recompile", init=False)
+    frame: str = ""  # code name of the recompiled frame
+    frame_path: str = ""
+    frame_line: int | None = None
+    guard: str | None = None  # torch's failure text
+    guard_kind: str | None = None  # GuardFailure.kind
+    subject: str | None = None
+    dim: int | None = None
+    expected: str | None = None
+    actual: str | None = None
+    guard_source: str | None = None
+    guard_path: str | None = None
+    guard_line: int | None = None
+    failures: list[str] = field(default_factory=list)  # every failure text at this site
+    frames: list[str] = field(default_factory=list)  # path:line of every compiled frame (resume functions too)
+    call_sites: list[str] = field(default_factory=list)  # path:line of the user lines that called them
+    automatic_dynamic: list[str] = field(default_factory=list)  # what Dynamo made dynamic after these recompiles
+
+    def facts(self) -> list[tuple[str, str]]:
+        rows = []
+        if self.frame:
+            rows.append(("recompiled frame", f"{self.frame} ({self.frame_path}:{self.frame_line})"))
+        if self.subject:
+            dim = f" dim {self.dim}" if self.dim is not None else ""
+            rows.append(("guarded value", f"{self.subject}{dim} ({self.guard_kind or 'guard'})"))
+        if self.guard_path:
+            source = f": {self.guard_source.strip()}" if self.guard_source else ""
+            rows.append(("guard from", f"{self.guard_path}:{self.guard_line}{source}"))
+        others = sorted(set(self.failures) - {self.guard})
+        if others:
+            rows.append(("other failures", "; ".join(others)))
+        return rows
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class RecompileLimitEvidence(Evidence):
+    """A frame that hit the recompile limit (RCP005)."""
+
+    kind: str = field(default="recompile_limit", init=False)
+    failures: list[str] = field(default_factory=list)  # the first failing guard of each recompile
+    fail_reason: str | None = None
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class DynamicEvidence(Evidence):
+    """Automatic-dynamic decisions torch made for a frame (DYN001), e.g. ``L['x'] dim 0 -> dynamic``."""
+
+    kind: str = field(default="dynamic", init=False)
+    decisions: list[str] = field(default_factory=list)
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class FallbackEvidence(Evidence):
+    """An op left to eager ATen inside a compiled graph (LOW001)."""
+
+    kind: str = field(default="fallback", init=False)
+    op: str = ""
+    kernel: str = ""
+    reason: str = ""
+    backend: str = ""
+    graphs: list[str] = field(default_factory=list)  # forward, backward, inference
+    before: str | None = None  # the kernels it separates
+    after: str | None = None
+    code: str | None = None  # the user line it comes from
+    LAID_OUT: ClassVar[tuple[str, ...]] = ("code",)
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class EpilogueEvidence(Evidence):
+    """An extern GEMM whose pointwise epilogue runs as a separate kernel (LOW002)."""
+
+    kind: str = field(default="epilogue", init=False)
+    gemm: str = ""
+    backend: str = ""
+    epilogue: str = ""
+    epilogue_nodes: list[str] = field(default_factory=list)
+    graph: str = ""
+    code: str | None = None
+    LAID_OUT: ClassVar[tuple[str, ...]] = ("code",)
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class TinyGraphsEvidence(Evidence):
+    """Graphs too small to be worth their call overhead (CMP001)."""
+
+    kind: str = field(default="tiny_graphs", init=False)
+    op_counts: list[int] = field(default_factory=list)
+    threshold_ops: int = 0
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class CompileCostEvidence(Evidence):
+    """Where one graph's compile time went (CMP002)."""
+
+    kind: str = field(default="compile_cost", init=False)
+    compile_time_s: float = 0.0
+    share: float = 0.0  # of the run's total compile time
+    stages: dict[str, float] = field(default_factory=dict)
+    cache: dict[str, str] = field(default_factory=dict)
+    total_compile_time_s: float = 0.0
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class DivergenceEvidence(Evidence):
+    """Counts that differ between ranks (DIV001); rank keys are strings, as in JSON."""
+
+    kind: str = field(default="divergence", init=False)
+    per_rank: dict[str, int] = field(default_factory=dict)
+    divergent_ranks: list[int] = field(default_factory=list)
+    compile_ids_by_rank: dict[str, list[str]] = field(default_factory=dict)
+    incomplete_ranks: list[int] = field(default_factory=list)
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class OtherEvidence(Evidence):
+    """Evidence of a kind this version does not know (read from a newer export): kept as plain values."""
+
+    kind: str = field(default="other", init=False)
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def facts(self) -> list[tuple[str, str]]:
+        return [(k.replace("_", " "), _plain(v)) for k, v in self.values.items() if v not in (None, "", [], {})]
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class CudaGraphEvidence(Evidence):
+    """CUDA graphs skipped or re-recorded (CGR*): torch's reasons and the recordings, per graph."""
+
+    kind: str = field(default="cudagraph", init=False)
+    graph: str = ""  # code name and line of the compiled function
+    reasons: list[str] = field(default_factory=list)  # torch's skip reasons
+    skip_kind: str | None = None
+    op: str | None = None
+    at: str | None = None  # compile or run
+    recordings: int = 0
+    shapes: list[str] = field(default_factory=list)  # input sizes of each recording
+    code: str | None = None  # the user line torch quoted
+    LAID_OUT: ClassVar[tuple[str, ...]] = ("code",)
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class DistributedEvidence(Evidence):
+    """DDP/FSDP facts (DST*): DDPOptimizer buckets, or why a compiled model ran eagerly."""
+
+    kind: str = field(default="distributed", init=False)
+    wrapper: str | None = None  # DistributedDataParallel, FullyShardedDataParallel
+    buckets: list[str] = field(default_factory=list)  # "submod_0: layers.0.weight, layers.0.bias (1.0 MiB)"
+    frames: list[str] = field(default_factory=list)  # the frames Dynamo started, none of them user code
+    compile_line: str | None = None  # path:line of the torch.compile call
+    reason: str = ""
+
+
+def evidence_as(evidence: Evidence | None, cls: type[E]) -> E:
+    """``evidence`` when it is a ``cls``, else an empty ``cls``: readers name the family they understand."""
+    return evidence if isinstance(evidence, cls) else cls()

@@ -1,0 +1,117 @@
+"""The view-model of a finding: what every renderer shows for it (TUI detail pane, HTML page), as plain data.
+
+A renderer lays these fields out in its own medium and adds only what is specific to it (an HTML permalink, a
+terminal style); it never reads ``Finding.evidence`` itself, so a finding says the same thing everywhere. No rich,
+textual or plotly here: both the TUI and the HTML import this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tdiag.analyzer.evidence import BreakEvidence, Evidence, RecompileEvidence
+from tdiag.analyzer.model import Finding, Frame, Suggestion
+
+SOURCE_NOT_AVAILABLE = "source not available"
+
+# Rule families by code prefix; an unknown prefix is shown as itself, so new families need no renderer change.
+FAMILY_NAMES = {
+    "BRK": "graph breaks",
+    "RCP": "recompiles",
+    "DYN": "dynamic shapes",
+    "LOW": "lowering and fusion",
+    "CMP": "compile cost",
+    "DIV": "rank divergence",
+}
+
+
+@dataclass
+class StackLine:
+    path: str
+    line: int
+    function: str
+    code: str  # the recorded line, "" when neither the frame nor the source snapshot has it
+    is_user: bool
+
+
+@dataclass
+class FindingView:
+    finding: Finding
+    family_label: str  # "BRK (graph breaks)"
+    site: str  # "path:line[:column]"
+    broke_inside: str  # "path:line (function)" of the library frame where torch broke, or ""
+    reason: str  # torch's words (graph breaks)
+    explanation: str
+    hints: list[str]
+    guard: str  # the failing guard (recompiles)
+    expected: str
+    actual: str
+    facts: list[tuple[str, str]]  # every other piece of evidence, as label/value
+    stack: list[StackLine]  # user stack, innermost last; empty when it would only repeat the site
+    suggestion: Suggestion | None
+    graphs: list[str]  # compile ids, with the rank when the run had several
+    ranks: list[tuple[str, int]] = field(default_factory=list)  # per-rank occurrences (multi-rank runs)
+
+
+def family_label(family: str) -> str:
+    return f"{family} ({FAMILY_NAMES[family]})" if family in FAMILY_NAMES else family
+
+
+def site_label(path: str, line: int | None, column: int | None = None) -> str:
+    if line is None:
+        return path
+    return f"{path}:{line}:{column}" if column else f"{path}:{line}"
+
+
+def finding_view(finding: Finding, sources: dict[str, str]) -> FindingView:
+    ev: Evidence | None = finding.evidence
+    brk = ev if isinstance(ev, BreakEvidence) else BreakEvidence()
+    rcp = ev if isinstance(ev, RecompileEvidence) else RecompileEvidence()
+    lib = finding.library_frame
+    return FindingView(
+        finding=finding,
+        family_label=family_label(finding.family),
+        site=site_label(finding.path, finding.line, finding.column),
+        broke_inside=f"{lib.path}:{lib.line} ({lib.function})" if lib else "",
+        reason=_text(brk.reason),
+        explanation=_text(brk.explanation),
+        hints=[_text(h) for h in brk.hints if h],
+        guard=_text(rcp.guard),
+        expected=_text(rcp.expected),
+        actual=_text(rcp.actual),
+        facts=ev.facts() if ev is not None else [],
+        stack=_stack(finding, brk.user_stack, sources),
+        suggestion=finding.suggestion,
+        graphs=_graphs(finding),
+        ranks=_ranks(finding),
+    )
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value)
+
+
+def _stack(finding: Finding, frames: list[Frame], sources: dict[str, str]) -> list[StackLine]:
+    stack = [_line(frame, sources) for frame in frames]
+    # a one-frame stack at the finding's own line says nothing the header does not
+    if len(stack) == 1 and (stack[0].path, stack[0].line) == (finding.path, finding.line):
+        return []
+    return stack
+
+
+def _line(frame: Frame, sources: dict[str, str]) -> StackLine:
+    code = frame.code
+    if not code and frame.path in sources and frame.line > 0:
+        lines = sources[frame.path].splitlines()
+        code = lines[frame.line - 1].strip() if frame.line <= len(lines) else None
+    return StackLine(frame.path, frame.line, frame.function, code or "", frame.is_user)
+
+
+def _graphs(finding: Finding) -> list[str]:
+    if finding.graph_keys and len({k.rank for k in finding.graph_keys}) > 1:
+        return [k.label for k in finding.graph_keys]
+    return list(finding.compile_ids)
+
+
+def _ranks(finding: Finding) -> list[tuple[str, int]]:
+    return sorted(finding.ranks.items(), key=lambda kv: (len(kv[0]), kv[0]))  # numeric order for digit strings
