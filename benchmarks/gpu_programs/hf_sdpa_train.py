@@ -1,0 +1,20 @@
+"""A transformers GPT-2 (random init, SDPA attention) trained for a few steps with torch.compile (Inductor) on CUDA."""
+
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel
+
+torch.manual_seed(0)
+config = GPT2Config(n_layer=2, n_embd=256, n_head=4, vocab_size=1024, n_positions=128)
+model = GPT2LMHeadModel(config, attn_implementation="sdpa").cuda()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+compiled = torch.compile(model)
+
+for step in range(8):
+    ids = torch.randint(0, config.vocab_size, (8, 128), device="cuda")
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = compiled(input_ids=ids, labels=ids).loss
+    loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+torch.cuda.synchronize()
+print(f"final loss {loss.item():.3f}")
