@@ -1,0 +1,52 @@
+"""What ``tdiag run`` shows once the program is done (summary, optional HTML, TUI), single- or multi-rank alike.
+
+Shared by ``run`` and its torchrun launcher, so neither imports the other.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def show_results(args, run_dir: Path, lead: bool) -> None:
+    """Summary, optional HTML and TUI; a failure here must not change the program's exit status.
+
+    ``lead`` is False for ranks other than 0 under torchrun: only one process reports, over every rank's file.
+    """
+    summary = not args.quiet and lead
+    tui = lead and not args.no_tui and is_tty(sys.stdout) and is_tty(sys.stdin)
+    if not (summary or args.html or tui):
+        return
+    try:
+        from tdiag.analyzer import build
+
+        analysis = build(run_dir)
+    except Exception as exc:
+        print(f"tdiag: the record in {run_dir} could not be analysed: {exc}", file=sys.stderr)
+        return
+    if summary:
+        from tdiag.reports.console import print_summary
+
+        print_summary(analysis, run_dir, file=sys.stderr)
+    if args.html:
+        try:
+            from tdiag.reports.html import write_html
+
+            write_html(analysis, Path(args.html))
+            print(f"tdiag: HTML report written to {args.html}", file=sys.stderr)
+        except Exception as exc:
+            print(f"tdiag: could not write the HTML report: {exc}", file=sys.stderr)
+    if tui:
+        try:
+            from tdiag.tui import run_app
+        except ImportError:
+            return
+        run_app(analysis)
+
+
+def is_tty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except Exception:
+        return False
