@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tdiag.commands._after_run import show_results
 from tdiag.errors import TdiagError
 from tdiag.rundir import choose_run_dir
 from tdiag.tracer import runner
@@ -34,9 +35,8 @@ def launch(args: argparse.Namespace) -> int:
         exit_code = subprocess.call(command)
     except KeyboardInterrupt:
         exit_code = 130
-    from tdiag.commands.run import _after_run
-
-    _after_run(args, run_dir, exit_code)
+    # The launcher is the one process that reports, whatever the ranks' exit status: a failed job keeps its summary.
+    show_results(args, run_dir, lead=True)
     return exit_code
 
 
@@ -47,6 +47,10 @@ def torchrun_command(args: argparse.Namespace, run_dir: Path) -> list[str]:
         rank_options += ["--source-root", str(Path(args.source_root).resolve())]
     if args.deep:
         rank_options.append("--deep")
+    if getattr(args, "no_profile", False):
+        rank_options.append("--no-profile")
+    elif getattr(args, "profile_window", None):
+        rank_options += ["--profile-window", args.profile_window]
     for pattern in args.redact:
         rank_options += ["--redact", pattern]
     if args.as_module:
