@@ -82,3 +82,22 @@ def test_divergent_ranks_rule():
     assert divergent_ranks({0: 2, 1: 2, 2: 5, 3: 2}) == [2]
     assert divergent_ranks({0: 0, 1: 1}) == [1]  # no majority: the rank that did more is the odd one
     assert divergent_ranks({0: 1, 1: 1, 2: 0, 3: 0}) == [0, 1]
+
+
+def test_failing_job_keeps_its_summary_and_torchruns_exit_code(tmp_path, session_env):
+    program = str(PROGRAMS / "fails_on_rank1.py")
+    plain = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", program],
+        cwd=PROGRAMS, env=session_env, capture_output=True, text=True, timeout=400,
+    )
+    assert plain.returncode != 0  # torchrun's own status for a job whose rank 1 exited 3
+    out = tmp_path / "run"
+    done = subprocess.run(LAUNCHERS["tdiag"](str(out), program), cwd=PROGRAMS, env=session_env, capture_output=True,
+                          text=True, timeout=400)
+    assert done.returncode == plain.returncode, done.stderr
+    # one merged summary, over both ranks' records, naming the print() break of the program
+    assert done.stderr.count("what torch.compile did") == 1, done.stderr
+    a = build(out)
+    assert a.run.ranks == [0, 1]
+    assert any(f.code == "BRK004" and set(f.ranks) == {"0", "1"} for f in a.findings), [f.code for f in a.findings]
+    assert "BRK004" in done.stderr
