@@ -55,9 +55,11 @@ class Builder:
         a.frames = self._frames()
         self._attach_compiler_detail()
         from tdiag.analyzer.rules import run_rules
+        from tdiag.analyzer.suggestions import attach_suggestions
 
         try:
             a.findings = sorted(run_rules(a, self.log), key=_rank_key)
+            attach_suggestions(a.findings, a)  # never raises for one finding: a failed patch becomes its note
         except Exception as exc:  # a rule tripping on a damaged record must not cost the rest of the analysis
             a.findings = []
             a.run.notes.append(f"rule analysis failed: {type(exc).__name__}: {exc}")

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tdiag.record import RecordWriter
-from tdiag.torch_trace import event_name, slim_metadata  # one reading of torch's envelope, shared with import
+from tdiag.tracer.torch_trace import event_name, slim_metadata  # one reading of torch's envelope, shared with import
 
 TRACE_LOGGER = "torch.__trace"
 

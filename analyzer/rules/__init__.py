@@ -1,11 +1,14 @@
 """Rule registry: one module per rule, named ``<code>_<snake_name>.py``, each with ``RULE`` and ``check(ctx)``.
 
 A rule module's docstring (What it does / Why is this bad? / Example / Use instead) is the ``tdiag rule CODE`` text
-and the SARIF description. Codes are stable and never reused; families are ruff-style prefixes.
+and the SARIF description. Codes are stable and never reused; families are ruff-style prefixes. ``RULE.suggester``
+names the module of ``tdiag.analyzer.suggestions`` that words its fix (None: the generic one), so adding a rule
+touches one file. Rules never import suggestions: ``suggestions.attach_suggestions`` runs after them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 from collections.abc import Iterable
@@ -22,6 +25,8 @@ FAMILIES = {
     "LOW": "lowering and fusion",
     "CMP": "compile cost",
     "DIV": "divergence across ranks",
+    "CGR": "CUDA graphs",
+    "DST": "distributed training",
 }
 
 
@@ -32,6 +37,7 @@ class Rule:
     severity: str
     summary: str
     doc: str = ""
+    suggester: str | None = None  # module name in tdiag.analyzer.suggestions, imported on first use
 
     @property
     def family(self) -> str:
@@ -60,7 +66,7 @@ def registry() -> dict[str, tuple[Rule, Any]]:
             if rule is None:
                 continue
             if not rule.doc:
-                rule = Rule(rule.code, rule.name, rule.severity, rule.summary, (module.__doc__ or "").strip())
+                rule = dataclasses.replace(rule, doc=(module.__doc__ or "").strip())
             found[rule.code] = (rule, module.check)
         _REGISTRY = dict(sorted(found.items()))
     return _REGISTRY
@@ -76,14 +82,10 @@ def get_rule(code: str) -> Rule | None:
 
 
 def run_rules(analysis: Analysis, log: Any) -> list[Finding]:
+    """Every rule's findings, without suggestions (``suggestions.attach_suggestions`` adds them)."""
     ctx = RuleContext(analysis, log)
     findings: list[Finding] = []
     for _rule, check in registry().values():
         produced: Iterable[Finding] = check(ctx) or []
         findings.extend(produced)
-    try:
-        from tdiag.analyzer.suggestions import attach_suggestions
-    except ImportError:
-        return findings
-    attach_suggestions(findings, analysis)
     return findings

@@ -24,7 +24,8 @@ y = torch.cond(y.sum() > 0, add_one, sub_one, (y,))  # otherwise
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._breaks import break_findings, where
 
-RULE = Rule("BRK001", "data-dependent-branch", "warning", "Branch on a tensor value splits the graph")
+RULE = Rule("BRK001", "data-dependent-branch", "warning", "Branch on a tensor value splits the graph",
+            suggester="branch")
 
 
 def check(ctx):

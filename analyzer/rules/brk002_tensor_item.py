@@ -22,7 +22,8 @@ or set `torch._dynamo.config.capture_scalar_outputs = True` to capture the scala
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._breaks import break_findings, where
 
-RULE = Rule("BRK002", "tensor-item", "warning", "Tensor.item() converts to a Python scalar and splits the graph")
+RULE = Rule("BRK002", "tensor-item", "warning", "Tensor.item() converts to a Python scalar and splits the graph",
+            suggester="scalar_item")
 
 
 def check(ctx):

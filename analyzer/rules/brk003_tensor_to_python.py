@@ -18,7 +18,7 @@ Keep the computation in tensor operations (vectorise), or move the conversion ou
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._breaks import break_findings, where
 
-RULE = Rule("BRK003", "tensor-to-python", "warning", ".tolist()/.numpy() leave the graph")
+RULE = Rule("BRK003", "tensor-to-python", "warning", ".tolist()/.numpy() leave the graph", suggester="to_python")
 
 
 def check(ctx):

@@ -19,7 +19,8 @@ Move the call out of the compiled function, or let Dynamo defer it:
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._breaks import break_findings, where
 
-RULE = Rule("BRK004", "print-or-logging", "warning", "print/logging/warnings inside compiled code")
+RULE = Rule("BRK004", "print-or-logging", "warning", "print/logging/warnings inside compiled code",
+            suggester="logging_call")
 
 
 def check(ctx):

@@ -20,7 +20,7 @@ fake (meta) implementation.
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._breaks import break_findings, where
 
-RULE = Rule("BRK005", "untraceable-call", "warning", "Call into code Dynamo cannot trace")
+RULE = Rule("BRK005", "untraceable-call", "warning", "Call into code Dynamo cannot trace", suggester="untraceable_call")
 
 
 def check(ctx):

@@ -20,7 +20,8 @@ the loop or context manager so that Dynamo can resume after it.
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._breaks import break_findings, where
 
-RULE = Rule("BRK006", "frame-skipped", "error", "Dynamo skipped the whole function: it runs eagerly")
+RULE = Rule("BRK006", "frame-skipped", "error", "Dynamo skipped the whole function: it runs eagerly",
+            suggester="frame_skipped")
 
 
 def check(ctx):

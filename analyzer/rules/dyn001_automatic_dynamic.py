@@ -17,7 +17,8 @@ compiled(torch.randn(4, 8)); compiled(torch.randn(8, 8))   # second call recompi
 from tdiag.analyzer.model import Finding
 from tdiag.analyzer.rules import Rule
 
-RULE = Rule("DYN001", "automatic-dynamic", "info", "Dynamo made an input dynamic after a recompile")
+RULE = Rule("DYN001", "automatic-dynamic", "info", "Dynamo made an input dynamic after a recompile",
+            suggester="mark_dynamic")
 
 
 def check(ctx):

@@ -24,7 +24,8 @@ or `torch.compile(model, dynamic=True)`; pad or bucket when the sizes come from 
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
 
-RULE = Rule("RCP001", "shape-recompile", "warning", "Recompiled because a tensor size changed")
+RULE = Rule("RCP001", "shape-recompile", "warning", "Recompiled because a tensor size changed",
+            suggester="mark_dynamic")
 
 
 def _message(r, f):

@@ -19,7 +19,8 @@ Pass the value as a tensor (`torch.tensor(k)`), keep it fixed, or let it be dyna
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
 
-RULE = Rule("RCP002", "scalar-recompile", "warning", "Recompiled because a Python scalar changed")
+RULE = Rule("RCP002", "scalar-recompile", "warning", "Recompiled because a Python scalar changed",
+            suggester="scalar_arg")
 
 
 def check(ctx):

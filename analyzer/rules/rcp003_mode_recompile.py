@@ -20,7 +20,8 @@ inside the compiled region.
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
 
-RULE = Rule("RCP003", "mode-recompile", "warning", "Recompiled because train()/eval() or a flag flipped")
+RULE = Rule("RCP003", "mode-recompile", "warning", "Recompiled because train()/eval() or a flag flipped",
+            suggester="mode_flip")
 
 
 def check(ctx):

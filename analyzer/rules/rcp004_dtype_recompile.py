@@ -18,7 +18,8 @@ per dtype when both are really needed.
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
 
-RULE = Rule("RCP004", "dtype-recompile", "warning", "Recompiled because a dtype or device changed")
+RULE = Rule("RCP004", "dtype-recompile", "warning", "Recompiled because a dtype or device changed",
+            suggester="dtype_change")
 
 
 def check(ctx):

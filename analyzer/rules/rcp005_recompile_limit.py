@@ -19,7 +19,8 @@ dimension dynamic, pass changing scalars as tensors, or keep them constant.
 from tdiag.analyzer.model import Finding
 from tdiag.analyzer.rules import Rule
 
-RULE = Rule("RCP005", "recompile-limit", "error", "Hit the recompile limit: the function now runs eagerly")
+RULE = Rule("RCP005", "recompile-limit", "error", "Hit the recompile limit: the function now runs eagerly",
+            suggester="recompile_limit")
 
 
 def check(ctx):

@@ -1,4 +1,4 @@
-"""Rule code -> suggestion module, and attaching suggestions to findings."""
+"""The suggestion module a rule names (``Rule.suggester``), and attaching suggestions to findings."""
 
 from __future__ import annotations
 
@@ -6,32 +6,19 @@ import importlib
 import logging
 
 from tdiag.analyzer.model import Analysis, Finding, Suggestion
+from tdiag.analyzer.rules import get_rule
 from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext
 
 log = logging.getLogger(__name__)
 
-# Modules are imported on first use: a record with no breaks never parses a syntax tree.
-SUGGESTERS = {
-    "BRK001": "branch",
-    "BRK002": "scalar_item",
-    "BRK003": "to_python",
-    "BRK004": "logging_call",
-    "BRK005": "untraceable_call",
-    "BRK006": "frame_skipped",
-    "RCP001": "mark_dynamic",
-    "DYN001": "mark_dynamic",
-    "RCP002": "scalar_arg",
-    "RCP003": "mode_flip",
-    "RCP004": "dtype_change",
-    "RCP005": "recompile_limit",
-}
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     """The suggestion for one finding. Never raises: when a patch cannot be built the note says why."""
     from tdiag.analyzer.suggestions import generic
 
-    name = SUGGESTERS.get(finding.code)
+    rule = get_rule(finding.code)
+    name = rule.suggester if rule is not None else None  # imported on first use: no breaks, no syntax trees
     if name is None:
         return generic.suggest(finding, ctx)
     module = importlib.import_module(f"{__package__}.{name}")

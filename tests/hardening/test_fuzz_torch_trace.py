@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the TORCH_TRACE reader (`tdiag.torch_trace`) and `tdiag import` over mutated real logs.
+"""Property-based fuzzing of the TORCH_TRACE reader (`tdiag.tracer.torch_trace`) and `tdiag import` over mutated real logs.
 
 Parsing must never raise; importing must end in a record or a TdiagError; the imported record must analyse.
 """
@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tdiag.analyzer import build
 
-from tdiag.commands.import_trace import import_logs, plan_import
+from tdiag.tracer.trace_import import import_logs, plan_import
 from tdiag.errors import TdiagError
-from tdiag.torch_trace import TraceLog, read_head
+from tdiag.tracer.torch_trace import TraceLog, read_head
 
 COUNTS = {"parse": 0, "import": 0}
 _dirs = itertools.count()

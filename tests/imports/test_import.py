@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tdiag.analyzer import build
 
-from tdiag.commands.import_trace import import_logs, plan_import
+from tdiag.tracer.trace_import import import_logs, plan_import
 from tdiag.errors import TdiagError
 
 HERE = Path(__file__).parent

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tdiag.torch_trace import TraceLog, event_name, find_trace_logs, read_head
+from tdiag.tracer.torch_trace import TraceLog, event_name, find_trace_logs, read_head
 
 TLPARSE_HEAD = Path(__file__).parent / "data" / "tlparse_simple_corrupted_json_head.log"
 PREFIX = "V1129 21:23:52.167000 4273 torch/_dynamo/convert_frame.py:961] "
@@ -96,7 +96,7 @@ def test_rank_and_torch_version_come_from_the_head(tmp_path):
 
 def test_parser_and_analyzer_do_not_import_torch():
     code = (
-        "import sys, tdiag.torch_trace, tdiag.commands.import_trace, tdiag.analyzer.rules.div001_rank_divergence\n"
+        "import sys, tdiag.tracer.torch_trace, tdiag.tracer.trace_import, tdiag.commands.import_trace, tdiag.analyzer.rules.div001_rank_divergence\n"
         "assert 'torch' not in sys.modules, 'torch was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

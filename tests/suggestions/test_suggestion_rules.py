@@ -230,8 +230,8 @@ def test_apply_patch_follows_moved_lines_and_refuses_changed_ones():
 
 def test_suggestions_do_not_import_torch():
     code = (
-        "import sys, tdiag.analyzer.suggestions as s, tdiag.analyzer.suggestions.dispatch as d, importlib\n"
-        "[importlib.import_module('tdiag.analyzer.suggestions.' + m) for m in set(d.SUGGESTERS.values())]\n"
+        "import sys, tdiag.analyzer.suggestions as s, tdiag.analyzer.rules as r, importlib\n"
+        "[importlib.import_module('tdiag.analyzer.suggestions.' + x.suggester) for x in r.all_rules() if x.suggester]\n"
         "bad = [m for m in ('torch', 'rich', 'textual', 'plotly') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
