@@ -7,9 +7,12 @@ program continues, so the program's own output is never interleaved with it.
 from __future__ import annotations
 
 import threading
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
+
+if TYPE_CHECKING:  # the capture defines the event; reports never import the tracer (or torch) at run time
+    from tdiag.tracer.progress import CompileProgress
 
 SHOW_AFTER_S = 0.5  # short compiles never flash a status line
 
@@ -25,29 +28,27 @@ class LiveStatus:
         self._current = ""
         self._lock = threading.Lock()
 
-    def on_event(self, kind: str, info: dict[str, Any]) -> None:
-        if kind == "compile_start":
+    def on_progress(self, event: CompileProgress) -> None:
+        if event.kind == "compile_start":
             with self._lock:
-                self._current = f"{info.get('trigger') or 'compile'} {info.get('compile_id') or ''}".strip()
+                self._current = event.what or "compile"
                 self._cancel_timer()
                 self._timer = threading.Timer(SHOW_AFTER_S, self._show)
                 self._timer.daemon = True
                 self._timer.start()
-        elif kind == "compile_end":
+        elif event.kind == "compile_end":
             self._hide()
-        elif kind == "artifact:dynamo_graph_break_reason":
+        elif event.kind == "graph_break":
             self.breaks += 1
             self._update()
-        elif kind == "artifact:recompile_reasons":
+        elif event.kind == "recompile":
             self.recompiles += 1
             self._update()
-        elif kind == "dynamo_start":
-            frame = (info.get("dynamo_start") or {}).get("stack") or [{}]
-            name = frame[-1].get("name") if isinstance(frame[-1], dict) else None
-            if name:
-                self._current = f"{name} [{info.get('frame_id')}/{info.get('frame_compile_id')}]"
+        elif event.kind == "frame":
+            if event.what:
+                self._current = event.what
             self._update()
-        elif kind == "compilation_metrics":
+        elif event.kind == "compiled":
             self.graphs += 1
 
     def _text(self) -> str:

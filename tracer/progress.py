@@ -4,7 +4,44 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
+
+ProgressKind = Literal["compile_start", "compile_end", "frame", "compiled", "graph_break", "recompile"]
+
+
+@dataclass(frozen=True)
+class CompileProgress:
+    """What a live display needs to know, in tdiag's words: torch's event names stay inside the capture."""
+
+    kind: ProgressKind
+    what: str | None = None  # compile_start: "<trigger> <compile id>"; frame: "<function> [<frame>/<compile>]"
+
+
+def from_bracket(event: dict[str, Any]) -> CompileProgress | None:
+    """A compile bracket (what ``install`` delivers) as progress."""
+    if event.get("type") == "compile_start":
+        what = f"{event.get('trigger') or 'compile'} {event.get('compile_id') or ''}".strip()
+        return CompileProgress("compile_start", what)
+    if event.get("type") == "compile_end":
+        return CompileProgress("compile_end")
+    return None
+
+
+def from_torch_event(name: str, metadata: dict[str, Any]) -> CompileProgress | None:
+    """A structured-trace event as progress; None for the events no live display shows."""
+    if name == "artifact:dynamo_graph_break_reason":
+        return CompileProgress("graph_break")
+    if name == "artifact:recompile_reasons":
+        return CompileProgress("recompile")
+    if name == "compilation_metrics":
+        return CompileProgress("compiled")
+    if name == "dynamo_start":
+        stack = (metadata.get("dynamo_start") or {}).get("stack") or [{}]
+        function = stack[-1].get("name") if isinstance(stack[-1], dict) else None
+        what = f"{function} [{metadata.get('frame_id')}/{metadata.get('frame_compile_id')}]" if function else None
+        return CompileProgress("frame", what)
+    return None
 
 
 def install(sink: Callable[[dict[str, Any]], None]) -> Callable[[], None] | None:

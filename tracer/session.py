@@ -19,7 +19,7 @@ from tdiag.tracer.sources import SourceSnapshotter
 import tdiag
 from tdiag.record import RecordWriter
 
-Listener = Callable[[str, dict[str, Any]], None]
+Listener = Callable[[progress.CompileProgress], None]
 
 
 def header_fields(argv: list[str], root: Path, rank: int | None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -60,7 +60,7 @@ def tool_paths() -> list[str]:
 
 
 class TraceSession:
-    """Install the capture; ``listener(kind, info)`` sees progress (compile start/end, break, recompile)."""
+    """Install the capture; ``listener(CompileProgress)`` sees progress (compile start/end, break, recompile)."""
 
     def __init__(self, writer: RecordWriter, root: Path, listener: Listener | None = None, deep: bool = False):
         self.writer = writer
@@ -134,7 +134,7 @@ class TraceSession:
     def _on_compile_event(self, event: dict[str, Any]) -> None:
         self.writer.write(event)
         if self.listener is not None:
-            self.listener(event["type"], event)
+            self._tell(progress.from_bracket(event))
 
     def _on_torch_event(self, name: str, metadata: dict[str, Any], payload: str | None) -> None:
         if name == "str":
@@ -147,7 +147,11 @@ class TraceSession:
         elif name in ("artifact:dynamo_graph_break_reason", "artifact:recompile_reasons", "dynamo_cpp_guards_str"):
             self.sources.offer_text(payload)
         if self.listener is not None:
-            self.listener(name, metadata)
+            self._tell(progress.from_torch_event(name, metadata))
+
+    def _tell(self, event: progress.CompileProgress | None) -> None:
+        if event is not None and self.listener is not None:
+            self.listener(event)
 
 
 def record_exit(writer: RecordWriter, code: int | None, reason: str, started: float) -> None:

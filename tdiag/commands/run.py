@@ -63,7 +63,7 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
         from tdiag.reports.live import LiveStatus
 
         status = LiveStatus(sys.stderr)
-    session = TraceSession(writer, root, listener=status.on_event if status else None, deep=args.deep)
+    session = TraceSession(writer, root, listener=status.on_progress if status else None, deep=args.deep)
     previous_term = _record_on_sigterm(writer, started)
     with session:
         outcome = runner.run(target)
