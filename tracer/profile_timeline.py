@@ -1,0 +1,192 @@
+"""Reduce a finished torch.profiler run to the compact timeline the ``runtime`` event stores.
+
+Read in-process from Kineto's raw events (``kineto_results.events()``: fast, no FunctionEvent tree). Times are
+microseconds from the window start. Only what attribution needs is kept:
+
+- ``regions``: each outermost ``Torch-Compiled Region: F/C`` on the stepping thread: compile id, start, duration,
+  the time of the top-level ops inside it, and the device time of the kernels it launched (CUDA);
+- ``guards``: each ``TorchDynamo Cache Lookup`` (guard evaluation) on that thread;
+- ``backward``: each compiled backward (``CompiledFunctionBackward``), on any thread, with its device time;
+- ``compiles``: compiles that ran inside the window (from tdiag's compile brackets);
+- ``kernels``: device time per kernel name (CUDA), to join with the record's kernel table by name.
+
+Eager time is what is left of the window: the analyzer attributes it (``analyzer/runtime.py``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+REGION = "Torch-Compiled Region: "
+CACHE_LOOKUP = "TorchDynamo Cache Lookup"
+BACKWARD = "autograd::engine::evaluate_function: CompiledFunctionBackward"
+GRAPH_CALL = "## Call CompiledFxGraph"
+MAX_SPANS = 200_000  # a window of tiny steps is cut here, and says so
+
+
+def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple[str | None, float, float]]) -> dict[str, Any]:
+    events = profiler.profiler.kineto_results.events()
+    t0, t1 = int(t0_wall * 1e9), int(t1_wall * 1e9)
+    cpu, device = [], []
+    for e in events:
+        (cpu if e.device_type().name == "CPU" else device).append(e)
+    step_thread = _stepping_thread(cpu)
+    main = sorted((e for e in cpu if e.start_thread_id() == step_thread), key=lambda e: e.start_ns())
+    regions = [_span(e) + (e.name()[len(REGION):],) for e in main if e.name().startswith(REGION)]
+    lookups = [_span(e) for e in main if e.name() == CACHE_LOOKUP]
+    markers = [_span(e) for e in main if e.name().startswith(GRAPH_CALL)]
+    ops = [_span(e) for e in main if e.name().startswith("aten::")]
+    backward = [_span(e) for e in cpu if e.name() == BACKWARD]
+    launches = {e.correlation_id(): e.start_ns() for e in cpu if "aunch" in e.name()}
+    kernels: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    launched: list[tuple[int, int]] = []  # (host launch time, device ns) of every kernel
+    for e in device:
+        if e.duration_ns() <= 0 or e.name().startswith(("Memcpy", "Memset")) or e.is_user_annotation():
+            continue
+        kernels[e.name()][0] += 1
+        kernels[e.name()][1] += e.duration_ns()
+        host = launches.get(e.linked_correlation_id())
+        if host is not None:
+            launched.append((host, e.duration_ns()))
+    launched.sort()
+
+    lookup_starts = [a for a, _ in lookups]
+    region_starts = [r[0] for r in regions]
+    spans: list[tuple[int, int, tuple[int, float], str, str | None]] = []  # (start, end, priority, label, compile id)
+    per_graph: dict[str, dict[str, int]] = defaultdict(lambda: {"calls": 0, "op_us": 0, "device_us": 0})
+    for depth, (start, end, cid) in _with_depth(regions):
+        first_child = min(_next_start(lookup_starts, start, end), _next_start(region_starts, start, end))
+        graph_end = _graph_end(start, first_child, markers, ops)
+        spans.append((start, graph_end, (1, depth), "graph", cid))
+        spans.append((graph_end, end, (1, depth), "after", cid))
+        g = per_graph[cid]
+        g["calls"] += 1
+        g["op_us"] += _covered(ops, start, graph_end) // 1000
+        g["device_us"] += _device_in(launched, start, end) // 1000
+    spans += [(a, b, (1, 0.5), "backward", None) for a, b in backward]
+    spans += [(a, b, (2, 0), "guard", None) for a, b in lookups]
+    for cid, s, e in compiles:
+        spans.append((int(s * 1e9), int(e * 1e9), (3, 0), "compile", cid))
+    totals = _sweep(spans, t0, t1)
+    truncated = len(spans) > MAX_SPANS
+    return {
+        "graphs": {cid: dict(v) for cid, v in per_graph.items()},
+        "time_us": totals,  # label -> {compile id or "": microseconds}, a partition of the window
+        "backward": {"calls": len(backward), "device_us": sum(_device_in(launched, a, b) for a, b in backward) // 1000},
+        "guard_calls": len(lookups),
+        "compiles": [[cid, int(round((e - s) * 1e6))] for cid, s, e in compiles if e > t0_wall and s < t1_wall],
+        "kernels": {name: [calls, ns // 1000] for name, (calls, ns) in sorted(kernels.items())},
+        "truncated": truncated,
+    }
+
+
+def _span(e: Any) -> tuple[int, int]:
+    return (e.start_ns(), e.start_ns() + e.duration_ns())
+
+
+def _with_depth(regions: list[tuple[int, int, str]]) -> list[tuple[int, tuple[int, int, str]]]:
+    """Regions nest: a frame that broke calls its resume function (and frames the break ran) inside its own region."""
+    out, stack = [], []
+    for r in regions:
+        while stack and stack[-1] <= r[0]:
+            stack.pop()
+        out.append((len(stack), r))
+        stack.append(r[1])
+    return out
+
+
+def _next_start(starts: list[int], start: int, end: int) -> int:
+    """The first of the sorted ``starts`` strictly inside (start, end), else ``end``."""
+    import bisect
+
+    i = bisect.bisect_right(starts, start)
+    return starts[i] if i < len(starts) and starts[i] < end else end
+
+
+def _graph_end(start: int, first_child: int, markers: list[tuple[int, int]], ops: list[tuple[int, int]]) -> int:
+    """Where the region's own graph call ends and the code after it (a graph break's eager part) begins.
+
+    Inductor marks the call (``## Call CompiledFxGraph ##``): exact. Other backends have no end marker: the end of
+    the last op before the first nested frame, so ops the breaking instruction ran count as graph time there.
+    """
+    inside = [b for a, b in markers if start <= a < first_child]
+    if inside:
+        return max(inside)
+    import bisect
+
+    i = bisect.bisect_left(ops, (start, -1))
+    end = start
+    while i < len(ops) and ops[i][0] < first_child:
+        end = max(end, min(ops[i][1], first_child))
+        i += 1
+    return end
+
+
+def _sweep(spans: list[tuple[int, int, tuple[int, float], str, str | None]], t0: int, t1: int) -> dict[str, dict[str, int]]:
+    """Split [t0, t1) by the highest-priority span covering each instant; the rest is eager (outside compiled code)."""
+    import heapq
+
+    points = []
+    for i, (a, b, _prio, _label, _cid) in enumerate(spans[:MAX_SPANS]):
+        a, b = max(a, t0), min(b, t1)
+        if a < b:
+            points.append((a, 1, i))
+            points.append((b, 0, i))
+    points.sort()
+    totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    heap: list[tuple[tuple[float, float], int, int]] = []
+    ended: set[int] = set()
+    prev = t0
+    for t, kind, i in points:
+        while heap and heap[0][2] in ended:
+            heapq.heappop(heap)
+        label, cid = (spans[heap[0][2]][3], spans[heap[0][2]][4]) if heap else ("eager", None)
+        totals[label][cid or ""] += t - prev
+        prev = t
+        if kind == 1:
+            prio = spans[i][2]
+            heapq.heappush(heap, ((-prio[0], -prio[1]), i, i))
+        else:
+            ended.add(i)
+    totals["eager"][""] += t1 - prev
+    return {label: {cid: int(round(ns / 1000)) for cid, ns in by.items()} for label, by in totals.items()}
+
+
+def _stepping_thread(cpu: list[Any]) -> int | None:
+    """The thread the steps run on: the one whose first event is a Dynamo cache lookup or compiled region."""
+    for e in sorted(cpu, key=lambda e: e.start_ns()):
+        if e.name() == CACHE_LOOKUP or e.name().startswith(REGION):
+            return e.start_thread_id()
+    return None
+
+
+def _covered(intervals: list[tuple[int, int]], start: int, end: int) -> int:
+    """Length of the union of the sorted ``intervals`` that start in [start, end), clipped to it: op time there."""
+    import bisect
+
+    i = bisect.bisect_left(intervals, (start, -1))
+    total, cur_a, cur_b = 0, None, None
+    while i < len(intervals) and intervals[i][0] < end:
+        a, b = intervals[i][0], min(intervals[i][1], end)
+        i += 1
+        if cur_b is None or a > cur_b:
+            if cur_b is not None:
+                total += cur_b - cur_a
+            cur_a, cur_b = a, b
+        else:
+            cur_b = max(cur_b, b)
+    if cur_b is not None:
+        total += cur_b - cur_a
+    return total
+
+
+def _device_in(launched: list[tuple[int, int]], start: int, end: int) -> int:
+    import bisect
+
+    i = bisect.bisect_left(launched, (start, -1))
+    total = 0
+    while i < len(launched) and launched[i][0] < end:
+        total += launched[i][1]
+        i += 1
+    return total
