@@ -1,0 +1,98 @@
+"""DDP/FSDP facts: DDPOptimizer's bucket splits per graph, and which wrapper a run's compiled frames went through.
+
+DDPOptimizer (torch/_dynamo/backends/distributed.py) cuts one Dynamo graph into subgraphs at gradient-bucket
+boundaries so DDP can all-reduce a bucket while backward still runs: ``optimize_ddp_split_graph`` and one
+``optimize_ddp_split_child`` per subgraph (payload: its readable GraphModule) in the structured trace, all under
+the compile id of the graph they split. These are splits by design, not graph breaks. Pure: no torch.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from typing import Any
+
+from tdiag.analyzer.model import Analysis, DdpBucket, SourceRef
+from tdiag.analyzer.paths import PathMapper
+
+SPLIT_CHILD = "optimize_ddp_split_child"
+# forward(self, l_x_: "f32[8, 512]", l_self_modules_layers_modules_0_parameters_weight_: "f32[512, 512]", ...)
+_PARAM = re.compile(r"(\w*_parameters_\w+?)_?\s*:\s*\"(\w+)\[([^\]]*)\]")
+_FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in [^,]+, code: (.*)")
+_DTYPE_BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "b8": 1,
+                "c64": 8, "c128": 16, "f8e4m3fn": 1, "f8e5m2": 1}
+WRAPPERS = {  # a path fragment of the wrapper's module -> its name
+    "nn/parallel/distributed.py": "DistributedDataParallel",
+    "distributed/fsdp/": "FullyShardedDataParallel",
+    "distributed/_composable/fsdp": "fully_shard (FSDP2)",
+}
+
+
+def attach(analysis: Analysis, log: Any) -> None:
+    """Set ``CompiledGraph.ddp_buckets`` from DDPOptimizer's split events."""
+    paths = PathMapper(log.header.get("root"), log.header.get("tool_paths"), log.header.get("cwd"))
+    children: dict[tuple[Any, str], list[DdpBucket]] = defaultdict(list)
+    for ev in log.named(SPLIT_CHILD):
+        name = ev.data.get("name")
+        if ev.compile_id is None or not isinstance(name, str):
+            continue
+        children[(ev.rank, ev.compile_id)].append(parse_child(name, ev.payload or "", paths))
+    for graph in analysis.graphs:
+        buckets = children.get((graph.rank, graph.compile_id))
+        if buckets:
+            graph.ddp_buckets = buckets
+
+
+def parse_child(name: str, payload: str, paths: PathMapper | None = None) -> DdpBucket:
+    """One subgraph's parameters (with their bytes) and the user lines of its ops."""
+    signature = next((line for line in payload.splitlines() if line.strip().startswith("def forward(")), "")
+    params, total = [], 0
+    for raw, dtype, dims in _PARAM.findall(signature):
+        params.append(param_name(raw))
+        size = _bytes(dtype, dims)
+        total = None if size is None or total is None else total + size
+    lines: list[SourceRef] = []
+    for path, line, code in _FILE_COMMENT.findall(payload):
+        ref = SourceRef(paths.display(path) if paths else path, int(line), code.strip())
+        if not any((r.path, r.line) == (ref.path, ref.line) for r in lines):
+            lines.append(ref)
+    return DdpBucket(name=name, params=params, bytes=total if params else 0, lines=lines)
+
+
+def param_name(graph_input: str) -> str:
+    """Dynamo's flattened input name -> the parameter's dotted name: ``l_self_modules_fc_parameters_weight_`` ->
+    ``fc.weight``."""
+    name = re.sub(r"^[lL]_", "", graph_input).rstrip("_")
+    name = re.sub(r"^self_", "", name)
+    name = re.sub(r"^modules_", "", name)
+    return name.replace("_modules_", ".").replace("_parameters_", ".")
+
+
+def _bytes(dtype: str, dims: str) -> int | None:
+    width = _DTYPE_BYTES.get(dtype)
+    if width is None:
+        return None
+    sizes = [d.strip() for d in dims.split(",") if d.strip()]
+    if not all(d.isdigit() for d in sizes):
+        return None  # a symbolic size
+    return width * math.prod(int(d) for d in sizes)
+
+
+def wrapper_of(analysis: Analysis) -> str | None:
+    """The distributed wrapper whose code Dynamo went through (its frames or the library frames of breaks)."""
+    seen = [g.path for g in analysis.graphs]
+    for b in analysis.breaks:
+        seen += [f.path for f in b.user_stack]
+        if b.library_frame is not None:
+            seen.append(b.library_frame.path)
+    for fragment, name in WRAPPERS.items():
+        if any(fragment in p.replace("\\", "/") for p in seen):
+            return name
+    return None
+
+
+def format_bytes(n: int | None) -> str:
+    if n is None:
+        return "? bytes"
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 2**10:.1f} KiB" if n >= 2**10 else f"{n} B"

@@ -1,0 +1,67 @@
+"""DST002: ``torch.compile(DDP(model))`` compiled nothing; compile the inner model before wrapping it."""
+
+from __future__ import annotations
+
+import libcst as cst
+from tdiag.analyzer.evidence import DistributedEvidence, evidence_as
+from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, replace_nodes
+from tdiag.analyzer.suggestions.syntax import dotted
+
+WRAPPER_NAMES = {"DDP", "DistributedDataParallel", "FSDP", "FullyShardedDataParallel"}
+WHY = (
+    "DDP's forward breaks the graph before it calls your model; after that break Dynamo does not compile torch's "
+    "own module code (nn.Sequential, nn.TransformerEncoder, ...) entered from eager code, so nothing is compiled. "
+    "Compiling the model itself and wrapping the compiled module keeps DDP's hooks and compiles every layer."
+)
+ALTERNATIVES = [
+    "wrap the container in your own nn.Module (class Net(nn.Module): forward calls self.body(x)) and keep "
+    "torch.compile(DDP(Net())): Dynamo compiles your forward, and DDPOptimizer splits it at bucket boundaries",
+]
+
+
+def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    evidence = evidence_as(finding.evidence, DistributedEvidence)
+    path = (evidence.compile_line or "").rpartition(":")[0] or finding.path
+    tree = ctx.tree(path)
+    outer = [c for c in tree.nodes(cst.Call) if is_compile_of_wrapper(tree, c)]
+    if len(outer) != 1:
+        raise NoPatch("no single torch.compile(DDP(...)) call in the recorded source")
+    call = outer[0]
+    wrapper = call.args[0].value
+    if not wrapper.args or wrapper.args[0].keyword is not None or wrapper.args[0].star:
+        raise NoPatch("the wrapped model is not the wrapper's first positional argument")
+    inner = wrapper.args[0]
+    compiled = call.with_changes(args=[inner.with_changes(comma=call.args[0].comma), *call.args[1:]])
+    if len(call.args) == 1:
+        compiled = compiled.with_changes(args=[inner.with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+    rewrapped = wrapper.with_changes(args=[inner.with_changes(value=compiled), *wrapper.args[1:]])
+    patch = patch_for(tree, replace_nodes(tree.module, {call: rewrapped}))
+    return Suggestion(
+        title="Compile the model, then wrap it: DDP(torch.compile(model))",
+        why=WHY,
+        patch=patch,
+        alternatives=list(ALTERNATIVES),
+    )
+
+
+def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    return Suggestion(
+        title="Compile the model before wrapping it (DDP(torch.compile(model))), or wrap it in your own nn.Module",
+        why=WHY,
+        alternatives=list(ALTERNATIVES),
+    )
+
+
+def is_compile_call(tree, call: cst.Call) -> bool:
+    return (tree.qualified(call.func) or dotted(call.func) or "") == "torch.compile"
+
+
+def is_compile_of_wrapper(tree, call: cst.Call) -> bool:
+    """``torch.compile(DDP(...), ...)`` (or FSDP), however the names were imported."""
+    if not is_compile_call(tree, call):
+        return False
+    if not call.args or call.args[0].keyword is not None or not isinstance(call.args[0].value, cst.Call):
+        return False
+    inner = tree.qualified(call.args[0].value.func) or dotted(call.args[0].value.func) or ""
+    return inner.rsplit(".", 1)[-1] in WRAPPER_NAMES

@@ -1,0 +1,133 @@
+"""Capture what torch decides about CUDA graphs (``mode="reduce-overhead"``) and DDPOptimizer buckets.
+
+torch states these decisions only in ordinary log records, never in the structured trace:
+
+- every skip goes through ``torch._inductor.cudagraph_utils.log_cudagraph_skip_and_bump_counter``, a WARNING on the
+  ``cudagraphs`` artifact logger of that module ("skipping cudagraphs due to ..."), at compile time (CPU device,
+  incompatible op, dynamic graph) and at run time (mutated inputs, re-recording limit);
+- cudagraph trees log each recording at DEBUG ("[0/0] Recording function=0, mode=FORWARD, cuda_graph_id=0,
+  inputs: [...]": the input sizes) and each recording for a new symint key at INFO, on the module's ``cudagraphs``
+  artifact logger; every recording also runs inside a ``CUDAGRAPH_RECORDING`` compile bracket (tracer/progress.py);
+- DDPOptimizer logs its bucket cap and bucket count at INFO.
+
+A filter on each of these loggers copies the record into the tdiag record and then lets through only what the
+user's own logging configuration would have shown, so the program's output does not change. All of these records
+come at compile or recording time: nothing here runs on a replay of a recorded graph.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from typing import Any
+
+CUDAGRAPH_LOGGERS = (
+    "torch._inductor.cudagraph_utils.__cudagraphs",  # skip reasons, dynamic-shape warning
+    "torch._inductor.cudagraph_trees.__cudagraphs",  # recordings, re-recordings, symint keys
+)
+DDP_LOGGER = "torch._dynamo.backends.distributed"
+DDP_MESSAGE = "DDPOptimizer used bucket cap"
+_BRACKETED_ID = re.compile(r"^\[(!?\d+(?:/\d+)+)\]")
+
+
+class DecisionFilter(logging.Filter):
+    """Records what the logger emits; passes on only records at or above the user's own level."""
+
+    def __init__(self, session: Any, logger: logging.Logger, user_level: int, wanted: str | None = None):
+        super().__init__()
+        self.session = session
+        self.logger = logger
+        self.user_level = user_level
+        self.forced_level = logger.level  # what _watch set; a different level later is the user's own setting
+        self.wanted = wanted
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            text = record.getMessage()
+            if self.wanted is None or self.wanted in text:
+                self.session.write(
+                    {
+                        "type": "log",
+                        "logger": self.logger.name,
+                        "level": record.levelname,
+                        "text": text,
+                        "compile_id": _compile_id(text),
+                    }
+                )
+        except Exception:  # diagnostics must never break the program they watch
+            pass
+        return record.levelno >= self.user_level or self.logger.level != self.forced_level
+
+
+def _compile_id(text: str) -> str | None:
+    """The compile id the message is about: torch's own ``[0/0]`` prefix, else the compile in progress (a skip
+    decided while compiling), else the graph the cudagraph tree manager is running (a skip decided at run time)."""
+    match = _BRACKETED_ID.match(text)
+    if match:
+        return match.group(1)
+    try:
+        from torch._guards import CompileContext
+
+        cid = CompileContext.current_compile_id()
+        if cid is not None:
+            return str(cid)
+    except Exception:
+        pass
+    frame = sys._getframe(2)
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        if type(owner).__name__ == "CUDAGraphTreeManager" and getattr(owner, "compile_id", None) is not None:
+            return str(owner.compile_id)
+        frame = frame.f_back
+    return None
+
+
+def _watch(session: Any, name: str, level: int, wanted: str | None = None):
+    logger = logging.getLogger(name)
+    previous = logger.level
+    user_level = logger.getEffectiveLevel()
+    if user_level > level:
+        logger.setLevel(level)
+    watcher = DecisionFilter(session, logger, user_level, wanted)
+    logger.addFilter(watcher)
+
+    def undo() -> None:
+        logger.removeFilter(watcher)
+        logger.setLevel(previous)
+
+    return undo
+
+
+def install(session: Any):
+    import torch._inductor.cudagraph_utils  # noqa: F401  (registers the artifact loggers; raises on a torch without them)
+
+    undos = [_watch(session, name, logging.DEBUG) for name in CUDAGRAPH_LOGGERS]
+    undos.append(_watch(session, DDP_LOGGER, logging.INFO, DDP_MESSAGE))
+
+    def undo() -> None:
+        _record_pool_memory(session)
+        for step in reversed(undos):
+            step()
+
+    return undo
+
+
+def _record_pool_memory(session: Any) -> None:
+    """Bytes the CUDA graph memory pools hold at the end of the capture (segments of private pools)."""
+    try:
+        import torch
+
+        if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+            return
+        pools: dict[str, int] = {}
+        for segment in torch.cuda.memory_snapshot():
+            pool = segment.get("segment_pool_id")
+            if pool is None or tuple(pool) == (0, 0):  # (0, 0): the default caching-allocator pool
+                continue
+            key = "/".join(str(p) for p in pool)
+            pools[key] = pools.get(key, 0) + int(segment.get("total_size") or 0)
+        if pools:
+            session.write({"type": "cudagraph_pool", "pools": pools, "bytes": sum(pools.values())})
+    except Exception:
+        pass
