@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from tdiag.analyzer import compile_spans, kernel_kinds, output_code, post_grad
+from tdiag.analyzer import compile_spans, kernel_kinds, kernel_modules, output_code, post_grad
 from tdiag.analyzer.aot_graphs import aot_info
 from tdiag.analyzer.events import EventLog, TorchEvent, lazy_code
 from tdiag.analyzer.model import Analysis, CompiledGraph, Kernel, SourceRef
@@ -63,6 +63,7 @@ class KernelTableBuilder:
         self.compile_seconds = {e.get("source_key"): e.get("seconds") for e in log.other if e.get("type") == "kernel_compile"}
         self.fusion = _fusion_groups(log)
         self.spans = compile_spans.spans_by_compile_id(log)
+        self.modules = kernel_modules.by_compile_id(log.other)
         self.events: dict[tuple[Any, str], GraphEvents] = defaultdict(GraphEvents)
         for ev in log.torch:
             if ev.name in GRAPH_EVENTS and ev.compile_id is not None:
@@ -89,12 +90,17 @@ class KernelTableBuilder:
                 self.analysis.code[ref] = lazy_code(ev)
             graph.output_code_refs[role] = ref
             handles = {c.handle for c in parsed.calls if c.handle}
-            mapping = _code_to_post(_best_match(mappings, handles, _code_to_post))
+            artifact = _best_match(mappings, handles, _code_to_post)
+            mapping = _code_to_post(artifact)
+            post_to_pre = artifact.get("postToPre") if isinstance(artifact.get("postToPre"), dict) else {}
             trace = _best_match(traces, handles, lambda d: d)
             module = (ev.data or {}).get("filename") or (ev.data or {}).get("file_path")
             span = spans.get(role) or (spans.get("forward") if role == "inference" else None)
             kernels = [self._kernel(call, parsed, role, mapping, trace, post_grads.get(role, []), module, kernel_info, ev)
                        for call in parsed.calls]
+            modules = self.modules.get((graph.rank, graph.compile_id))
+            for kernel in kernels:
+                kernel_modules.attribute(kernel, modules, post_to_pre, self.paths)
             if span is not None:
                 _attach_autotune(kernels, span.autotune)
             self._refine_from_fusion_groups(graph, role, kernels)
@@ -110,7 +116,9 @@ class KernelTableBuilder:
         definition = parsed.definitions.get(call.name)
         kind, backend = kernel_kinds.classify(call, definition, parsed.device)
         kernel = Kernel(name=call.name, kind=kind, backend=backend, graph=role)
-        lines = self._source_lines(trace.get(call.handle) if call.handle and trace else None)
+        entries = trace.get(call.handle) if call.handle and trace else None
+        lines = self._source_lines(entries)
+        kernel.frame = self._innermost_frame(entries)
         line_keys = {(ref.path, ref.line) for ref in lines}
         if call.handle and mapping.get(call.handle):
             kernel.fused_nodes = list(mapping[call.handle])
@@ -156,6 +164,14 @@ class KernelTableBuilder:
                 seen.add((ref.path, ref.line))
                 refs.append(ref)
         return refs
+
+    def _innermost_frame(self, entries: list[str] | None) -> SourceRef | None:
+        for entry in entries or []:
+            frames = STACK_FRAME.findall(entry)
+            if frames:
+                path, line, _, code = frames[-1]
+                return SourceRef(self.paths.display(path), int(line), code.strip() or None)
+        return None
 
     def _lines_from_nodes(self, names: list[str], nodes: list[post_grad.PostGradNode]) -> list[SourceRef]:
         wanted = set(names)

@@ -1,0 +1,76 @@
+"""Hand-written expectations for the precision corpus: what an expert reading each program wants flagged.
+
+Written from the program text and checked against torch's own TORCH_TRACE of the same program (graph breaks with
+their user frames and GB ids, recompile reasons); never from tdiag's output. Markers are substrings of one line.
+"""
+
+from __future__ import annotations
+
+from corpus_scoring import Expect
+
+EXPECTED: dict[str, Expect] = {
+    "hf_bert_varlen.py": Expect(
+        flag=[("RCP001", "EXPECT: sequence length changes")],
+        why="the sequence length grows 16->24->32->40: one shape recompile at the model call (then automatic dynamic "
+            "shapes make the length symbolic); loss.item() is outside the compiled model, not a break",
+    ),
+    "hf_gpt2_generate.py": Expect(
+        flag=[("BRK002", "EXPECT: .item() inside the compiled step"),
+              ("RCP001", "EXPECT: the prompt grows every step")],
+        why="token.item() inside the compiled step breaks the graph; the prompt grows by one token per call, so the "
+            "step recompiles for the new length",
+    ),
+    "hf_t5_encoder_clean.py": Expect(
+        why="fixed shapes, eval mode, no Python-side tensor reads: nothing to flag",
+    ),
+    "hf_vit_train_inductor.py": Expect(
+        inductor=True,
+        why="conv patch embedding and SDPA attention are vendor kernels Inductor picks on purpose (no LOW001); one "
+            "graph, fixed shapes: nothing to flag",
+    ),
+    "xtransformers_lm_eval_flip.py": Expect(
+        flag=[("RCP003", "EXPECT: train/eval flips")],
+        why="model.eval() under no_grad after each training step: the compiled model recompiles for the mode change "
+            "(training flag and grad mode), one cause at the call line in lm_loss",
+    ),
+    "pyg_gcn_varying_graphs.py": Expect(
+        flag=[("RCP001", "EXPECT: node and edge counts change")],
+        why="node and edge counts differ per graph: a shape recompile at the model call",
+    ),
+    "pyg_graph_pool.py": Expect(
+        flag=[("BRK003", "EXPECT: the pool reads the number of graphs")],
+        why="global_mean_pool without size= turns batch.max() into a Python int inside torch_geometric: a break "
+            "anchored on the user's call of global_mean_pool, library frame kept as evidence",
+    ),
+    "diffusers_unet_timestep.py": Expect(
+        flag=[("RCP002", "EXPECT: the timestep is a Python int")],
+        why="the timestep is a Python int that changes every call: a scalar recompile at the UNet call",
+    ),
+    "einops_mixer_clean.py": Expect(
+        why="einops layers inside a compiled nn.Sequential with fixed shapes: nothing to flag",
+    ),
+    "sequential_step_logging.py": Expect(
+        flag=[("BRK005", "loss.backward()"),
+              ("BRK002", "EXPECT: .item() in the compiled step"),
+              ("BRK004", "EXPECT: print in the compiled step")],
+        why="three distinct breaks in the compiled step, each on its own line: backward() (not traceable by Dynamo), "
+            ".item() and print()",
+    ),
+    "dataclass_step_output.py": Expect(
+        flag=[("BRK002", "EXPECT: .item() for the accuracy"),
+              ("RCP002", "EXPECT: temperature")],
+        # the resume function after the .item() break takes the accuracy float as an input: its recompiles are a
+        # consequence of that break (fine either folded under it or reported on the .item() line)
+        allow=[("RCP002", "EXPECT: .item() for the accuracy")],
+        why="accuracy .item() breaks the graph; the temperature float changes per call (scalar recompile at the call); "
+            "StepOutput's generated __init__ (<string>) must never be where a finding points",
+    ),
+    "hf_bert_mask_branch.py": Expect(
+        flag=[("BRK001", "EXPECT: branch on a tensor value")],
+        why="the padding check branches on mask.sum(): a data-dependent branch in the user's forward",
+    ),
+    "hf_gpt2_bf16_eval.py": Expect(
+        flag=[("RCP004", "EXPECT: parameters change dtype")],
+        why="the model is cast to bfloat16 between calls: a dtype recompile at the model call",
+    ),
+}

@@ -1,0 +1,52 @@
+"""The precision corpus: `tdiag run` on real third-party model code (transformers, x-transformers, torch_geometric,
+diffusers, einops) must report exactly what an expert wants flagged (expected.py), on the user's own lines.
+
+Also checks the counts that the expectations rest on against torch's own TORCH_TRACE of the same program, so an
+expectation cannot silently drift from what torch did (a newer transformers that stops breaking, say).
+"""
+
+from __future__ import annotations
+
+import pytest
+from corpus_scoring import PROGRAMS, env, run, score
+from expected import EXPECTED
+
+pytest.importorskip("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
+
+
+@pytest.fixture(scope="module")
+def corpus_env(session_env):
+    return env(session_env)
+
+
+def params():
+    for program, expect in sorted(EXPECTED.items()):
+        marks = [pytest.mark.inductor] if expect.inductor else []
+        yield pytest.param(program, marks=marks, id=program.removesuffix(".py"))
+
+
+def test_every_program_has_expectations():
+    assert sorted(p.name for p in PROGRAMS.glob("*.py")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("program", params())
+def test_findings_match_the_expert(program, corpus_env, tmp_path):
+    from oracle import account
+
+    expect = EXPECTED[program]
+    proc = run(program, tmp_path / "run", corpus_env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result, analysis = score(program, tmp_path / "run", expect)
+
+    # the expectations rest on what torch itself did: every break line torch names is one the expert expected
+    # (or allowed), and a program expected to recompile did recompile
+    torch_says = account(PROGRAMS / program, corpus_env, tmp_path / "trace")
+    break_lines = {[ln for f, ln in b["lines"] if f == program][-1] for b in torch_says.breaks
+                   if any(f == program for f, _ in b["lines"])}
+    expected_break_lines = {k.line for k in result.expected | result.allowed if k.family == "BRK"}
+    assert break_lines == expected_break_lines, f"torch broke at {sorted(break_lines)}"
+    expects_recompile = any(k.family == "RCP" for k in result.expected)
+    assert bool(torch_says.recompile_reasons) == expects_recompile, torch_says.recompile_reasons
+
+    assert not (result.misses or result.false_positives), "\n" + result.diff(expect.why)
+    assert analysis.summary.graph_breaks == len(torch_says.breaks)
