@@ -151,6 +151,12 @@ class Kernel:
     code_ref: str | None = None  # hash into Analysis.code
     launch: dict[str, Any] = field(default_factory=dict)  # num_warps, num_stages, n_regs, n_spills, shared, ...
     autotune: dict[str, Any] | None = None
+    device_s: float | None = None  # measured in the runtime window: device time of kernels of this name (CUDA)
+    # the nn.Module the kernel's nodes came from: fully qualified name under the compiled module ("encoder.layers.3.mlp",
+    # "" = the compiled module itself; several modules fused: their common ancestor), and that module's class
+    module: str | None = None
+    module_class: str | None = None
+    frame: SourceRef | None = None  # innermost frame (may be a library file, e.g. Linear.forward); source_lines: user's
 
 
 @dataclass
@@ -226,6 +232,7 @@ class CompiledGraph:
     cache: dict[str, str] = field(default_factory=dict)  # fx_graph: hit|miss|bypass, aotautograd: ...
     fail_type: str | None = None
     fail_reason: str | None = None
+    restart_reasons: list[str] = field(default_factory=list)  # why Dynamo restarted tracing (torch's words)
     start_time: float | None = None
     graph_code_ref: str | None = None  # Dynamo's FX graph (readable), hash into Analysis.code
     output_code_refs: dict[str, str] = field(default_factory=dict)  # forward/backward/inference -> hash
@@ -233,6 +240,7 @@ class CompiledGraph:
     kernel_notes: list[str] = field(default_factory=list)  # e.g. "cache hit: kernel table recovered from output code"
     aot: AotInfo | None = None
     rank: int | None = None
+    runtime: GraphRuntime | None = None  # measured in the runtime window; None when not measured
     cudagraph: CudaGraphInfo | None = None  # set where CUDA graphs were requested (mode="reduce-overhead")
     ddp_buckets: list[DdpBucket] = field(default_factory=list)  # DDPOptimizer's split of this graph, if any
 
@@ -288,6 +296,7 @@ class Finding:
     suggestion: Suggestion | None = None
     ranks: dict[str, int] = field(default_factory=dict)  # rank -> occurrences (multi-rank runs)
     graph_keys: list[GraphKey] = field(default_factory=list)  # the graphs it concerns, rank included
+    cost: Cost | None = None  # what it costs (analyzer/cost.py); None when nothing was measured or estimated
 
     @property
     def family(self) -> str:
@@ -301,6 +310,45 @@ class Finding:
 
 
 @dataclass
+class GraphRuntime:
+    """One compiled graph in the measured runtime window (analyzer/runtime.py)."""
+
+    calls: int = 0
+    host_s: float = 0.0  # host time in the graph's own call (nested frames' regions excluded)
+    device_s: float | None = None  # CUDA: kernel time it launched; CPU: time its ops ran; None: not measured
+
+
+@dataclass
+class Cost:
+    """What a finding costs. ``basis``: measured (runtime window), compile (compile seconds, whole run), none."""
+
+    total_s: float = 0.0  # over the measured window (measured) or the whole run (compile)
+    per_call_ms: float | None = None  # per measured step
+    share: float | None = None  # of the window (measured) or of all compile time (compile)
+    basis: str = "none"
+
+
+@dataclass
+class RuntimeSummary:
+    """The measured runtime window: a partition of its wall time (compiled + eager + guard + compile = window)."""
+
+    status: str = "not_measured"  # measured, not_measured
+    reason: str | None = None  # why not measured
+    steps: int = 0
+    step_function: str | None = None
+    device: str | None = None
+    window_s: float = 0.0
+    compiled_s: float = 0.0
+    eager_s: float = 0.0  # outside compiled graphs: between graphs (breaks) and around them (user code)
+    guard_s: float = 0.0
+    compile_s: float = 0.0
+    attributed_s: float = 0.0  # eager time attributed to findings
+    unattributed_s: float = 0.0  # eager time no finding explains (the program's own eager code)
+    basis: str = "none"  # measured, none
+    per_rank: dict[str, dict[str, Any]] = field(default_factory=dict)  # multi-rank: each rank's own window
+
+
+@dataclass
 class Summary:
     graphs: int = 0
     graph_breaks: int = 0
@@ -311,6 +359,7 @@ class Summary:
     compile_time_s: float = 0.0
     kernels_by_kind: dict[str, int] = field(default_factory=dict)
     findings_by_severity: dict[str, int] = field(default_factory=dict)
+    runtime: RuntimeSummary | None = None  # None: the record has no runtime data (older record, import, --no-profile)
 
 
 @dataclass

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from tdiag.analyzer.model import Analysis, Finding
+from tdiag.reports.cost_format import cost_label, runtime_line
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 MAX_ROWS = 15
@@ -32,12 +33,15 @@ def print_summary(analysis: Analysis, run_dir: Path | None, file: TextIO) -> Non
     headline.append(f"{s.compile_time_s:.1f}s", style="bold")
     headline.append(" compiling")
     console.print(headline)
+    runtime = runtime_line(s.runtime)
+    if runtime:
+        console.print(runtime)
     if s.kernels_by_kind:
         console.print("kernels: " + ", ".join(f"{n} {k}" for k, n in sorted(s.kernels_by_kind.items())))
     # Problems first; informational findings are counted here and listed by lint, the TUI and the HTML report.
     shown = [f for f in analysis.findings if f.severity != "info"][:MAX_ROWS]
     if shown:
-        console.print(_findings_table(shown))
+        console.print(_findings_table(shown, with_cost=s.runtime is not None))
     hidden = len(analysis.findings) - len(shown)
     if hidden:
         console.print(f"... and {hidden} more finding(s), informational or beyond the top {MAX_ROWS}", style="dim")
@@ -53,15 +57,20 @@ def print_summary(analysis: Analysis, run_dir: Path | None, file: TextIO) -> Non
         )
 
 
-def _findings_table(findings: list[Finding]) -> Table:
+def _findings_table(findings: list[Finding], with_cost: bool = False) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False)
     table.add_column("site", no_wrap=True)
     table.add_column("code", no_wrap=True)
     table.add_column("n", justify="right", no_wrap=True)
+    if with_cost:
+        table.add_column("cost", justify="right", no_wrap=True)
     table.add_column("what happened / fix")
     for f in findings:
         site = f"{f.path}:{f.line}" + (f":{f.column}" if f.column else "")
         what = Text(f.message)
         what.append("\nfix: " + f.fix, style="dim")
-        table.add_row(site, Text(f.code, style=SEVERITY_STYLE.get(f.severity, "")), str(f.occurrences), what)
+        cells = [site, Text(f.code, style=SEVERITY_STYLE.get(f.severity, "")), str(f.occurrences)]
+        if with_cost:
+            cells.append(cost_label(f.cost))
+        table.add_row(*cells, what)
     return table

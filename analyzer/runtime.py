@@ -1,0 +1,129 @@
+"""The record's ``runtime`` events -> per-graph runtime, per-kernel device time and the window's time partition.
+
+The tracer (``tracer/profile_timeline.py``) splits each rank's window into labelled time: ``graph`` (a compiled
+graph's own call, per compile id), ``after`` (what a compiled frame ran after its graph: a graph break's eager part,
+per compile id), ``guard`` (Dynamo cache lookups), ``compile`` (compiles inside the window), ``backward`` (compiled
+backward) and ``eager`` (everything outside compiled frames). This module turns that into the Analysis; which part of
+the eager time each finding explains is ``cost.py``'s business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tdiag.analyzer.model import Analysis, GraphKey, GraphRuntime, RuntimeSummary
+
+US = 1e-6
+
+
+@dataclass
+class RankWindow:
+    """One rank's measured window, as the cost attribution reads it."""
+
+    rank: int | None
+    steps: int
+    window_s: float
+    after_s: dict[str, float] = field(default_factory=dict)  # compile id -> eager time after its graph
+    compile_s: dict[str, float] = field(default_factory=dict)  # compile id -> compile time inside the window
+    summary: RuntimeSummary = field(default_factory=RuntimeSummary)
+
+
+def runtime_events(log: Any) -> list[dict[str, Any]]:
+    return [ev for ev in log.other if ev.get("type") == "runtime"]
+
+
+def attach(analysis: Analysis, log: Any) -> list[RankWindow]:
+    """Fill graphs[].runtime, kernels[].device_s and summary.runtime; return each measured rank's window."""
+    events = runtime_events(log)
+    if not events:
+        return []
+    windows: list[RankWindow] = []
+    not_measured: list[RuntimeSummary] = []
+    for ev in events:
+        if ev.get("status") == "measured":
+            window = _window(ev)
+            if window is not None:
+                windows.append(window)
+                _attach_graphs(analysis, ev, window.rank)
+        else:
+            not_measured.append(RuntimeSummary(status="not_measured", reason=str(ev.get("reason") or "not measured")))
+    analysis.summary.runtime = _combined(windows, not_measured)
+    return windows
+
+
+def _window(ev: dict[str, Any]) -> RankWindow | None:
+    time_us = ev.get("time_us")
+    window_us = ev.get("window_us")
+    if not isinstance(time_us, dict) or not isinstance(window_us, (int, float)) or window_us <= 0:
+        return None
+
+    def total(label: str) -> float:
+        by = time_us.get(label)
+        return sum(v for v in by.values() if isinstance(v, (int, float))) * US if isinstance(by, dict) else 0.0
+
+    def per_cid(label: str) -> dict[str, float]:
+        by = time_us.get(label)
+        return {k: v * US for k, v in by.items() if isinstance(v, (int, float))} if isinstance(by, dict) else {}
+
+    rank = ev.get("rank")
+    after = per_cid("after")
+    compiled = total("graph") + total("backward")
+    summary = RuntimeSummary(
+        status="measured",
+        steps=int(ev.get("steps") or 0),
+        step_function=ev.get("step_function") if isinstance(ev.get("step_function"), str) else None,
+        device=ev.get("device") if isinstance(ev.get("device"), str) else None,
+        window_s=round(window_us * US, 6),
+        compiled_s=round(compiled, 6),
+        eager_s=round(total("eager") + sum(after.values()), 6),
+        guard_s=round(total("guard"), 6),
+        compile_s=round(total("compile"), 6),
+        basis="measured",
+    )
+    compiles: dict[str, float] = {}
+    for item in ev.get("compiles") or []:
+        if isinstance(item, list) and len(item) == 2 and isinstance(item[1], (int, float)):
+            compiles[str(item[0])] = compiles.get(str(item[0]), 0.0) + item[1] * US
+    return RankWindow(rank, summary.steps, summary.window_s, after, compiles, summary)
+
+
+def _attach_graphs(analysis: Analysis, ev: dict[str, Any], rank: int | None) -> None:
+    graphs = ev.get("graphs") if isinstance(ev.get("graphs"), dict) else {}
+    own = (ev.get("time_us") or {}).get("graph") or {}
+    on_device = ev.get("device") == "cuda"
+    for cid, g in graphs.items():
+        graph = analysis.graph(GraphKey(rank, str(cid)))
+        if graph is None or not isinstance(g, dict):
+            continue
+        device_us = g.get("device_us") if on_device else g.get("op_us")
+        graph.runtime = GraphRuntime(
+            calls=int(g.get("calls") or 0),
+            host_s=round(float(own.get(cid, 0)) * US, 6),
+            device_s=round(float(device_us) * US, 6) if isinstance(device_us, (int, float)) else None,
+        )
+    kernels = ev.get("kernels") if isinstance(ev.get("kernels"), dict) else {}
+    if not kernels:
+        return
+    for graph in analysis.graphs:
+        if graph.rank != rank:
+            continue
+        for kernel in graph.kernels:
+            measured = kernels.get(kernel.name)
+            if isinstance(measured, list) and len(measured) == 2 and isinstance(measured[1], (int, float)):
+                kernel.device_s = round(measured[1] * US, 6)
+
+
+def _combined(windows: list[RankWindow], not_measured: list[RuntimeSummary]) -> RuntimeSummary:
+    """The lead rank's window as the run's; every rank's in ``per_rank`` (multi-rank runs)."""
+    if not windows:
+        return not_measured[0] if not_measured else RuntimeSummary()
+    windows.sort(key=lambda w: -1 if w.rank is None else w.rank)
+    lead = RuntimeSummary(**{k: v for k, v in vars(windows[0].summary).items()})
+    if len(windows) > 1 or windows[0].rank is not None:
+        lead.per_rank = {str(w.rank): _public(w.summary) for w in windows}
+    return lead
+
+
+def _public(s: RuntimeSummary) -> dict[str, Any]:
+    return {k: v for k, v in vars(s).items() if k != "per_rank"}

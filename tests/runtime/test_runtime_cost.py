@@ -1,0 +1,104 @@
+"""Measured cost (issue 11): a real `tdiag run` of real torch.compile programs, the window measured by torch.profiler.
+
+Expectations are written by hand from what the programs do (a break called 50 times a step against one called once;
+shapes that change every step), never copied from the output.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tdiag.analyzer import build
+from tdiag.tracer.runtime_window import WindowSpec, parse_window
+
+from tdiag_testing import run_tdiag
+
+HERE = Path(__file__).parent / "programs"
+
+
+def _run(tmp_path: Path, env: dict[str, str], program: str, *args: str, options: tuple[str, ...] = ()) -> Path:
+    out = tmp_path / Path(program).stem
+    proc = run_tdiag(["run", "--no-tui", "-q", *options, "-o", str(out), str(HERE / program), *args], env)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def _runtime_events(run_dir: Path) -> list[dict]:
+    lines = (run_dir / "events.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e.get("type") == "runtime"]
+
+
+@pytest.fixture(scope="module")
+def hot_loop(tmp_path_factory, session_env):
+    return build(_run(tmp_path_factory.mktemp("hot"), session_env, "hot_loop_break.py", "40"))
+
+
+def test_hot_loop_break_costs_more_and_ranks_first(hot_loop):
+    breaks = [f for f in hot_loop.findings if f.family == "BRK"]
+    hot = next(f for f in breaks if f.function == "hot")
+    once = next(f for f in breaks if f.function == "once")
+    assert hot.cost.basis == once.cost.basis == "measured"
+    # 50 breaks a step against 1: far more than 10x, whatever the machine's noise
+    assert hot.cost.total_s > 10 * once.cost.total_s > 0
+    assert hot_loop.findings.index(hot) < hot_loop.findings.index(once)
+    assert hot_loop.findings[0] is hot
+    runtime = hot_loop.summary.runtime
+    assert runtime.status == "measured" and runtime.steps == WindowSpec().steps
+    assert hot.cost.per_call_ms == pytest.approx(hot.cost.total_s / runtime.steps * 1e3, rel=1e-3)
+    assert hot.cost.share == pytest.approx(hot.cost.total_s / runtime.window_s, abs=1e-3)
+
+
+def test_graph_runtime_counts_calls(hot_loop):
+    # `once` (frame 0) runs once per step, `hot` 50 times: Dynamo's region labels counted by the profiler
+    by_name = {g.code_name: g for g in hot_loop.graphs}
+    steps = hot_loop.summary.runtime.steps
+    assert by_name["once"].runtime.calls == steps
+    assert by_name["hot"].runtime.calls == 50 * steps
+    assert by_name["hot"].runtime.host_s > 0
+
+
+def test_window_reconciles(hot_loop):
+    r = hot_loop.summary.runtime
+    parts = r.compiled_s + r.attributed_s + r.unattributed_s + r.guard_s + r.compile_s
+    assert parts == pytest.approx(r.window_s, rel=0.10)
+    assert r.attributed_s == pytest.approx(sum(f.cost.total_s for f in hot_loop.findings if f.cost and f.family == "BRK"))
+
+
+def test_too_short_program_says_not_measured(tmp_path, session_env):
+    run_dir = _run(tmp_path, session_env, "hot_loop_break.py", "3")
+    (event,) = _runtime_events(run_dir)
+    assert event["status"] == "not_measured"
+    assert "program ended after 3 steps" in event["reason"]
+    a = build(run_dir)
+    assert a.summary.runtime.status == "not_measured"
+    assert all(f.cost is None or f.cost.basis != "measured" for f in a.findings)
+
+
+def test_window_controls(tmp_path, session_env):
+    run_dir = _run(tmp_path, session_env, "hot_loop_break.py", "12", options=("--profile-window", "5:1"))
+    (event,) = _runtime_events(run_dir)
+    assert event["status"] == "measured" and event["steps"] == 5 and event["settle"] == 1
+    off = _run(tmp_path / "off", session_env, "hot_loop_break.py", "12", options=("--no-profile",))
+    assert _runtime_events(off) == []
+    a = build(off)
+    assert a.summary.runtime is None and all(f.cost is None for f in a.findings)
+
+
+def test_recompile_storm_is_measured_compile_time(tmp_path, session_env):
+    run_dir = _run(tmp_path, session_env, "recompile_storm.py", options=("--profile-window", "10:3:30"))
+    a = build(run_dir)
+    r = a.summary.runtime
+    assert r.status == "measured" and r.compile_s > 0
+    recompile = [f for f in a.findings if f.family == "RCP"]
+    assert recompile and recompile[0].cost.basis == "measured" and recompile[0].cost.total_s > 0
+    assert a.findings[0].family == "RCP"
+
+
+def test_parse_window():
+    assert parse_window("7") == WindowSpec(7, WindowSpec.settle, WindowSpec.seconds)
+    assert parse_window("7:0:1.5") == WindowSpec(7, 0, 1.5)
+    for bad in ("0", "x", "5:-1", "1:2:3:4", "5:1:0"):
+        with pytest.raises(ValueError):
+            parse_window(bad)
