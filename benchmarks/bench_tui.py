@@ -18,89 +18,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import random
 import statistics
+import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from tdiag.analyzer.evidence import BreakEvidence
-from tdiag.analyzer.model import (
-    Analysis,
-    CompiledGraph,
-    Finding,
-    Frame,
-    FrameInfo,
-    GraphBreak,
-    Guard,
-    GuardFailure,
-    Kernel,
-    Recompile,
-    RunInfo,
-    Site,
-    SourceRef,
-    Suggestion,
-    Summary,
-)
+# The Analysis comes from the one fixture factory the tests use (tests/fixtures/analysis_factory.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from fixtures.analysis_factory import large_analysis  # noqa: E402
 
-FAMILIES = [("BRK", "data-dependent-branch", "error"), ("BRK", "tensor-item", "warning"),
-            ("RCP", "shape-recompile", "warning"), ("DYN", "automatic-dynamic", "info"),
-            ("BRK", "print-or-logging", "warning"), ("RCP", "recompile-limit", "error")]
-SOURCE_LINE = "    y = torch.where(x.sum(dim={i}) > 0, x * {i}, x) + model.layer{i}(x)  # step {i}\n"
 FIRST_SCREEN_BUDGET_MS = 1000
 KEY_BUDGET_MS = 50
-
-
-def build_large_analysis(n_findings: int = 5000, n_files: int = 200, seed: int = 0) -> Analysis:
-    """``n_findings`` findings, as many graph breaks, 500 graphs of 8 kernels, 400 recompiles, 200 source files."""
-    rng = random.Random(seed)
-    sources = {f"pkg/module_{f:03d}.py": "".join(SOURCE_LINE.format(i=i) for i in range(400)) for f in range(n_files)}
-    paths = list(sources)
-    findings = []
-    for i in range(n_findings):
-        family, name, severity = FAMILIES[i % len(FAMILIES)]
-        path, line = rng.choice(paths), rng.randint(1, 400)
-        findings.append(Finding(
-            code=f"{family}{1 + i % 6:03d}", name=name, severity=severity,
-            message=f"{name.replace('-', ' ')} in forward_{i} splits the graph (call {i})",
-            fix="Use torch.where instead", path=path, line=line, column=5, end_column=30, function=f"forward_{i}",
-            gb_id="GB0170", gb_url="https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html",
-            occurrences=rng.randint(1, 50), compile_ids=[f"{i}/{k}" for k in range(3)], impact=float(n_findings - i),
-            evidence=BreakEvidence(reason="Data-dependent branching",
-                                   explanation="Dynamo cannot trace dynamic control flow.", hints=["Use torch.cond."],
-                                   user_stack=[Frame(path, max(1, line - 3), "step"),
-                                               Frame(path, line, f"forward_{i}")]),
-            suggestion=Suggestion(title="Use torch.where", why="keeps one graph",
-                                  patch=f"--- a/{path}\n+++ b/{path}\n@@ -{line} +{line} @@\n-    if x:\n+    x = w\n"),
-            ranks={"0": 1},
-        ))
-    graphs, recompiles, frames = [], [], []
-    for g in range(500):
-        path = paths[g % n_files]
-        kernels = [Kernel(name=f"triton_poi_fused_{g}_{k}", kind=("pointwise", "reduction", "extern")[k % 3],
-                          backend="triton", fused_nodes=[f"add_{k}", f"mul_{k}"],
-                          source_lines=[SourceRef(path, 1 + (g + k) % 400)]) for k in range(8)]
-        graphs.append(CompiledGraph(compile_id=f"{g // 5}/{g % 5}", frame_id=g // 5, frame_compile_id=g % 5,
-                                    code_name=f"forward_{g // 5}", path=path, line=1 + g % 400, op_count=40,
-                                    guards=[Guard("TENSOR_MATCH", f"check_tensor(L['x'], size=[{g}, 16])")] * 20,
-                                    compile_time_s=0.5, kernels=kernels))
-        if g % 5:
-            recompiles.append(Recompile(compile_id=f"{g // 5}/{g % 5}", frame_id=g // 5, code_name=f"forward_{g // 5}",
-                                        path=path, line=1, failures=[GuardFailure(
-                                            entry=f"{g // 5}/{g % 5 - 1}", text="size mismatch", kind="size",
-                                            expected="4", actual="8")], call_site=Site(path, 2)))
-    for fid in range(100):
-        frames.append(FrameInfo(frame_id=fid, code_name=f"forward_{fid}", path=paths[fid % n_files], line=1,
-                                variants=[f"{fid}/{k}" for k in range(5)], recompiles=4, hit_recompile_limit=fid % 7 == 0))
-    breaks = [GraphBreak(compile_id=f.compile_ids[0], reason="Data-dependent branching",
-                         site=Site(f.path, f.line, 5, 30)) for f in findings[: n_findings * 2]]
-    return Analysis(
-        run=RunInfo(command="tdiag run big.py", torch_version="2.13", device="cpu", complete=True, ranks=[0]),
-        summary=Summary(graphs=len(graphs), graph_breaks=len(breaks), break_sites=len(findings),
-                        recompiles=len(recompiles), frames_compiled=len(frames), compile_time_s=250.0,
-                        kernels_by_kind={"pointwise": 1400, "reduction": 1300, "extern": 1300},
-                        findings_by_severity={"error": 1667, "warning": 2500, "info": 833}),
-        findings=findings, graphs=graphs, breaks=breaks, recompiles=recompiles, frames=frames, sources=sources,
-    )
 
 
 @dataclass
@@ -174,7 +103,7 @@ async def bench(n_findings: int, size: tuple[int, int]) -> None:
     from textual.app import App
 
     start = time.perf_counter()
-    analysis = build_large_analysis(n_findings)
+    analysis = large_analysis(n_findings)
     print(f"built Analysis with {len(analysis.findings)} findings, {len(analysis.breaks)} breaks, "
           f"{len(analysis.graphs)} graphs in {time.perf_counter() - start:.2f} s (not counted below)")
 

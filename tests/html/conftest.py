@@ -4,8 +4,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from fixtures.analysis_factory import PLOTLY_STUB, hostile_analysis
 from report_dom import Node, parse
-from report_fixture import PLOTLY_STUB, make_analysis
 from tdiag.analyzer.model import Analysis
 from tdiag.reports.html.render import render
 
@@ -20,7 +20,7 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 @pytest.fixture(scope="session")
 def analysis() -> Analysis:
-    return make_analysis()
+    return hostile_analysis()
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from report_fixture import IMG_PAYLOAD, SCRIPT_PAYLOAD, make_analysis, make_many
+from fixtures.analysis_factory import IMG_PAYLOAD, SCRIPT_PAYLOAD, hostile_analysis, hostile_many
 from tdiag.analyzer.model import Analysis
 from tdiag.reports.html import write_html
 from tdiag.reports.html.page import FULL_FINDINGS, build_page
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory) -> tuple[Path, Analysis]:
-    analysis = make_analysis(ranks=[0, 1])
+    analysis = hostile_analysis(ranks=[0, 1])
     path = tmp_path_factory.mktemp("html") / "report.html"
     write_html(analysis, path)
     return path, analysis
@@ -145,7 +145,7 @@ def test_copy_patch_button_copies_the_patch(context, report_file) -> None:
 
 
 def test_readable_without_javascript(browser) -> None:
-    analysis = make_analysis()
+    analysis = hostile_analysis()
     ctx = browser.new_context(java_script_enabled=False)
     try:
         page = ctx.new_page()
@@ -187,7 +187,7 @@ def test_graph_tables_are_built_on_open(context, report_file) -> None:
 
 @pytest.fixture(scope="module")
 def many_file(tmp_path_factory) -> tuple[Path, Analysis]:
-    analysis = make_many(FULL_FINDINGS + 30)
+    analysis = hostile_many(FULL_FINDINGS + 30)
     path = tmp_path_factory.mktemp("html") / "many.html"
     write_html(analysis, path)
     return path, analysis

@@ -8,14 +8,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from report_fixture import PLOTLY_STUB, make_analysis
+from fixtures.analysis_factory import PLOTLY_STUB, hostile_analysis
 from tdiag.reports.html.render import render
 
 GOLDEN = Path(__file__).parent / "golden" / "report.html"
 
 
 def test_golden_page() -> None:
-    html = render(make_analysis(ranks=[0, 1]), plotly_bundle=PLOTLY_STUB)
+    html = render(hostile_analysis(ranks=[0, 1]), plotly_bundle=PLOTLY_STUB)
     if os.environ.get("TDIAG_UPDATE_GOLDEN"):
         GOLDEN.write_text(html, encoding="utf-8")
     assert html == GOLDEN.read_text(encoding="utf-8")

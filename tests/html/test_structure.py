@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
+from fixtures.analysis_factory import IMG_PAYLOAD, PLOTLY_STUB, SCRIPT_PAYLOAD, hostile_analysis, hostile_many
 from plotly.offline import get_plotlyjs
 from report_dom import Node, parse, script_json
-from report_fixture import IMG_PAYLOAD, PLOTLY_STUB, SCRIPT_PAYLOAD, make_analysis, make_many
 from tdiag.analyzer.evidence import BreakEvidence
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.reports.html import render_html, write_html
@@ -217,7 +217,7 @@ def test_graphs_show_guards_kernels_and_lazy_code(dom: Node, analysis: Analysis)
 
 
 def test_findings_beyond_the_top_are_data_not_markup() -> None:
-    analysis = make_many(FULL_FINDINGS + 30)
+    analysis = hostile_many(FULL_FINDINGS + 30)
     page = parse(render(analysis, plotly_bundle=PLOTLY_STUB))
     articles = page.by_id("findings").find_all("article", cls="finding")
     assert len(articles) == FULL_FINDINGS
@@ -251,7 +251,7 @@ def test_recompiles_list_guard_failures(dom: Node, analysis: Analysis) -> None:
 def test_rank_view_only_for_multi_rank_runs(dom: Node) -> None:
     assert not dom.find_all(id="ranks")
     assert not dom.find_all("select", id="rank")
-    multi = make_analysis(ranks=[0, 1])
+    multi = hostile_analysis(ranks=[0, 1])
     page = parse(render(multi, plotly_bundle=PLOTLY_STUB))
     rows = page.by_id("ranks").find("tbody").find_all("tr")
     with_ranks = [f for f in multi.findings if f.ranks]
@@ -298,7 +298,7 @@ def test_split_highlight_is_one_based_end_exclusive() -> None:
 
 
 def test_duplicate_anchors_get_suffixes() -> None:
-    analysis = make_analysis()
+    analysis = hostile_analysis()
     twin = Finding(**{**analysis.findings[0].__dict__, "path": "other/train.py", "suggestion": None})
     analysis.findings.append(twin)
     assert twin.anchor == analysis.findings[0].anchor

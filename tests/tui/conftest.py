@@ -6,7 +6,7 @@ import asyncio
 import inspect
 
 import pytest
-import tui_factory
+from fixtures import analysis_factory
 from shared_app import SharedApp
 
 
@@ -27,27 +27,27 @@ def pytest_pyfunc_call(pyfuncitem):
 
 @pytest.fixture
 def sample():
-    return tui_factory.sample_analysis()
+    return analysis_factory.sample_analysis()
 
 
 @pytest.fixture
 def empty():
-    return tui_factory.empty_analysis()
+    return analysis_factory.empty_analysis()
 
 
 @pytest.fixture
 def multi_rank():
-    return tui_factory.multi_rank_analysis()
+    return analysis_factory.multi_rank_analysis()
 
 
 @pytest.fixture
 def broken():
-    return tui_factory.broken_record_analysis()
+    return analysis_factory.broken_record_analysis()
 
 
 @pytest.fixture(scope="module")
 def sample_app_module():
-    shared = SharedApp(tui_factory.sample_analysis(), size=(140, 44))
+    shared = SharedApp(analysis_factory.sample_analysis(), size=(140, 44))
     yield shared
     shared.close()
 

@@ -84,3 +84,13 @@ class SharedApp:
             self._loop.run_until_complete(self._task)
         finally:
             self._loop.close()
+
+
+def screen_text(app) -> str:
+    """The characters on screen, in order, from the app's SVG screenshot (styles dropped)."""
+    import html
+    import re
+
+    svg = app.export_screenshot()
+    pieces = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    return html.unescape("".join(pieces)).replace("\xa0", " ")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import itertools
 
-import tui_factory
+from fixtures import analysis_factory
 from tdiag.analyzer.model import SEVERITY_RANK
 from tdiag.tui import make_app
 from tdiag.tui.idle_gc import NO_AUTOMATIC_FULL
@@ -36,7 +36,7 @@ def scan(analysis, query: FindingQuery) -> list[int]:
 
 
 def test_indexed_filter_matches_a_plain_scan_for_every_combination():
-    analysis = tui_factory.multi_rank_analysis()
+    analysis = analysis_factory.multi_rank_analysis()
     index = AnalysisIndex(analysis)
     families = [None, *index.families, "NOPE"]
     severities = [None, *index.severities]

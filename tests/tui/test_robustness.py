@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from shared_app import screen_text
 from tdiag.tui import make_app
-from tui_factory import screen_text
 
 
 async def test_zero_findings_shows_all_clear_not_an_empty_table(empty):

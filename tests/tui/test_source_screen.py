@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from shared_app import screen_text
 from tdiag.tui.index import MARK_BREAK, MARK_KERNEL, MARK_RECOMPILE, AnalysisIndex
 from tdiag.tui.widgets.source_view import SourceView
-from tui_factory import screen_text
 
 
 def test_marks_cover_breaks_recompiles_and_kernel_lines(sample):
