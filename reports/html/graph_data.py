@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tdiag.analyzer.kernel_modules import module_label
 from tdiag.analyzer.model import CompiledGraph, Guard, Kernel
 
 from .strings import StringTable
@@ -32,7 +33,7 @@ def _groups(gv: Any, code: dict[str, str], s: StringTable) -> list[list[Any]]:
 
 
 def _kernel(k: Kernel, code: dict[str, str], s: StringTable) -> list[Any]:
-    # [name, kind, backend, fused_nodes, [[path, line, code]], fallback_reason, code_ref]
+    # [name, kind, backend, fused_nodes, [[path, line, code]], fallback_reason, code_ref, module, [path, line, code]]
     return [
         s(k.name),
         s(k.kind),
@@ -41,4 +42,6 @@ def _kernel(k: Kernel, code: dict[str, str], s: StringTable) -> list[Any]:
         [[s(ref.path), ref.line, s(ref.code)] for ref in k.source_lines],
         s(k.fallback_reason),
         s(k.code_ref) if k.code_ref in code else None,
+        s(module_label(k)),
+        [s(k.frame.path), k.frame.line, s(k.frame.code)] if k.frame is not None else None,
     ]

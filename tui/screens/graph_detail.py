@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from tdiag.analyzer.kernel_modules import module_label
+from tdiag.analyzer.events import CodeUnavailable
 from tdiag.analyzer.model import Analysis, CompiledGraph, Kernel
 from tdiag.tui.format import seconds, site_label
 from tdiag.tui.messages import ShowSource
@@ -91,6 +93,12 @@ def kernel_detail(analysis: Analysis, kernel: Kernel) -> RenderableType:
         parts.append(Text(f"fallback: {kernel.fallback_reason}", style="yellow"))
     if kernel.fused_nodes:
         parts.append(Text.assemble(("fusion group: ", "dim"), ", ".join(kernel.fused_nodes)))
+    module = module_label(kernel)
+    if module:
+        parts.append(Text.assemble(("module: ", "dim"), module))
+    if kernel.frame is not None:
+        parts.append(Text.assemble(("innermost frame: ", "dim"), site_label(kernel.frame.path, kernel.frame.line),
+                                   ("  " + (kernel.frame.code or ""), "dim")))
     if kernel.launch:
         parts.append(Text("launch: " + ", ".join(f"{k}={v}" for k, v in kernel.launch.items()), style="dim"))
     parts.append(Text("\nSource lines covered (Enter opens the first)", style="bold underline"))
@@ -102,7 +110,10 @@ def kernel_detail(analysis: Analysis, kernel: Kernel) -> RenderableType:
         parts.append(Text("  none recorded", style="dim"))
     code = analysis.code.get(kernel.code_ref or "")
     parts.append(Text("\nGenerated code", style="bold underline"))
-    parts.append(code_block(kernel_excerpt(code, kernel.name)) if code else Text("  not recorded", style="dim"))
+    if isinstance(code, CodeUnavailable):  # recorded, but the record moved or went away since it was read
+        parts.append(Text(f"  {code}", style="yellow"))
+    else:
+        parts.append(code_block(kernel_excerpt(code, kernel.name)) if code else Text("  not recorded", style="dim"))
     return Group(*parts)
 
 

@@ -260,9 +260,12 @@ window.tdiagBuild = (function () {
             h("td", null, [s(k[1])]),
             h("td", null, [s(k[2])]),
             h("td", null, spaced(k[3].map(function (i) { return h("code", null, [s(i)]); }))),
-            h("td", null, k[4].map(function (ref) {
+            h("td", null, [
+              k[7] !== null ? h("div", { class: "module" }, [h("b", null, [s(k[7])])]) : null,
+            ].concat(k[4].map(function (ref) {
               return h("div", null, [s(ref[0]) + ":" + ref[1], ref[2] !== null ? " " : null, ref[2] !== null ? h("code", null, [s(ref[2])]) : null]);
-            })),
+            })).concat(k[4].length === 0 && k[8] !== null ? [h("div", { class: "muted" }, [
+              s(k[8][0]) + ":" + k[8][1] + " ", k[8][2] !== null ? h("code", null, [s(k[8][2])]) : null])] : [])),
           ]);
         })));
     });
