@@ -59,6 +59,11 @@ class TorchEvent:
         return cid
 
 
+class CodeUnavailable(str):
+    """Stands in for generated code the record no longer holds (moved or deleted after it was read): a sentence
+    renderers show as a note, never an empty code block."""
+
+
 class BlobSlice:
     """A loader for ``text[start:end]`` of a blob, read when called (the text itself stays in the record)."""
 
@@ -68,7 +73,9 @@ class BlobSlice:
         self.blobs, self.digest, self.start, self.end = blobs, digest, start, end
 
     def __call__(self) -> str:
-        text = self.blobs.get(self.digest) or ""
+        text = self.blobs.get(self.digest)
+        if text is None:
+            return CodeUnavailable(self.blobs.missing(self.digest))
         return text[self.start : self.end] if (self.start or self.end is not None) else text
 
 
@@ -87,16 +94,32 @@ def lazy_code(ev: TorchEvent, part: str | None = None):
 
 class BlobStore:
     """Payload blobs by hash. Those read from a record stay on disk (file and offset) and are read when asked for,
-    so that analysing a record of gigabytes of generated code holds only what is being looked at."""
+    so that analysing a record of gigabytes of generated code holds only what is being looked at.
+
+    A reference is the record file's name and an offset, read relative to the record directory as it was found
+    when loaded (resolved then, so a later change of working directory does not matter); where the record wrote
+    itself, or anything its header says, is never used to find it."""
 
     CACHED = 8  # a consumer often asks for the same payload twice in a row
 
     def __init__(self) -> None:
-        self._where: dict[str, tuple[Path, int] | str] = {}
+        self._where: dict[str, tuple[Path, str, int] | str] = {}
         self._cache: OrderedDict[str, str] = OrderedDict()
 
     def add_ref(self, digest: str, path: Path, offset: int) -> None:
-        self._where[digest] = (path, offset)
+        path = path.resolve()
+        self._where[digest] = (path.parent, path.name, offset)
+
+    def missing(self, digest: str) -> str:
+        """Why ``get(digest)`` has nothing: the sentence a renderer shows instead of the code."""
+        where = self._where.get(digest)
+        if isinstance(where, tuple):
+            record_dir, name, _ = where
+            if not (record_dir / name).is_file():
+                return (f"generated code not available: the record file {name} is no longer in {record_dir} "
+                        "(moved or deleted after it was read); open the record again where it is now")
+            return f"generated code not available: {name} in {record_dir} changed after it was read"
+        return "generated code not available: this record does not hold it"
 
     def __setitem__(self, digest: str, text: str) -> None:
         self._where[digest] = text
@@ -115,7 +138,8 @@ class BlobStore:
             return where
         text = self._cache.get(digest)
         if text is None:
-            text = _read_blob(*where)
+            record_dir, name, offset = where
+            text = _read_blob(record_dir / name, offset)
             if text is None:
                 return default
             self._cache[digest] = text

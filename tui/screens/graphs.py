@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from tdiag.analyzer.events import CodeUnavailable
 from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey
 from tdiag.tui.format import seconds, site_label
 from tdiag.tui.messages import ShowGraph
@@ -112,5 +113,5 @@ def graph_summary(analysis: Analysis, graph: CompiledGraph) -> RenderableType:
     fx = analysis.code.get(graph.graph_code_ref or "")
     if fx:
         parts.append(Text("\nOps (Dynamo FX graph)", style="bold underline"))
-        parts.append(code_block(fx))
+        parts.append(Text(f"  {fx}", style="yellow") if isinstance(fx, CodeUnavailable) else code_block(fx))
     return Group(*parts)

@@ -1,0 +1,82 @@
+"""Compile ids repeat across ranks: every graph lookup goes by GraphKey(rank, compile_id), so the TUI opens the
+graph of the rank that was asked for and the HTML charts keep the ranks' graphs apart.
+
+The analysis has two ranks that both compiled ``0/0``, with different content (rank 0: 5 ops and 4 kernels,
+rank 1: 1 op and none); a lookup by compile id alone would give rank 0's graph both times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from fixtures.analysis_factory import two_ranks_one_compile_id
+from tdiag.analyzer.model import Analysis, GraphKey
+from tdiag.reports.html.charts import compile_time_chart, graph_size_chart, recompile_timeline_chart
+from tdiag.tui import make_app
+from tdiag.tui.messages import ShowGraph
+from tdiag.tui.screens.graph_detail import GraphDetailScreen
+
+
+def _rank(analysis: Analysis, rank: int):
+    return next(g for g in analysis.graphs if g.rank == rank)
+
+
+def test_lookup_names_the_rank():
+    analysis = two_ranks_one_compile_id()
+    assert analysis.graph(GraphKey(1, "0/0")) is _rank(analysis, 1)
+    assert analysis.graph(GraphKey(0, "0/0")) is _rank(analysis, 0)
+    assert analysis.graph(GraphKey(None, "0/0")) is None  # a single-process key is not any rank's graph
+
+
+def test_analysis_json_round_trip_keeps_graph_keys():
+    analysis = two_ranks_one_compile_id()
+    back = Analysis.from_dict(analysis.to_dict())
+    assert back.findings[0].graph_keys == [GraphKey(1, "0/0")]
+    assert back.graph(back.findings[0].graph_keys[0]).code_name == "forward_rank1"
+
+
+def test_tui_opens_the_graph_of_the_rank_asked_for():
+    analysis = two_ranks_one_compile_id()
+
+    async def scenario():
+        app = make_app(analysis)
+        async with app.run_test(size=(140, 44)) as pilot:
+            await pilot.press("4")  # Graphs: one row per (rank, graph), in analysis order
+            await pilot.press("down", "enter")
+            await pilot.pause()
+            opened_from_table = app.screen.graph if isinstance(app.screen, GraphDetailScreen) else None
+            await pilot.press("escape")
+            app.post_message(ShowGraph(GraphKey(1, "0/0")))
+            await pilot.pause()
+            opened_by_key = app.screen.graph if isinstance(app.screen, GraphDetailScreen) else None
+            await pilot.press("escape", "3")  # Recompiles: one frame per rank; Enter opens its last variant
+            table = app.screen.query_one("#frames-table")
+            row = next(i for i, f in enumerate(app.screen.frames) if f.rank == 1)
+            table.cursor_row = row
+            await pilot.press("enter")
+            await pilot.pause()
+            opened_from_frame = app.screen.graph if isinstance(app.screen, GraphDetailScreen) else None
+        return opened_from_table, opened_by_key, opened_from_frame
+
+    rank1 = _rank(analysis, 1)
+    assert asyncio.run(scenario()) == (rank1, rank1, rank1)
+
+
+def test_html_graph_size_chart_has_one_bar_per_rank():
+    analysis = two_ranks_one_compile_id()
+    (trace,) = graph_size_chart(analysis).figure["data"]  # both graphs compiled fine: one status trace
+    bars = dict(zip(trace["x"], trace["y"]))
+    assert len(bars) == 2, trace["x"]  # one category per graph, not one "0/0" holding both
+    assert sorted(bars.values()) == sorted(g.op_count for g in analysis.graphs)
+    assert all(label.startswith("0/0") for label in bars)
+
+
+def test_html_compile_time_and_timeline_keep_ranks_apart():
+    analysis = two_ranks_one_compile_id()
+    stages = compile_time_chart(analysis).figure["data"]
+    frames = {y for trace in stages for y in trace["y"]}
+    assert len(frames) == 2  # frame 0 of rank 0 and frame 0 of rank 1
+    dynamo = next(t for t in stages if t["name"] == "dynamo")
+    assert sorted(dynamo["x"]) == sorted(g.stages["dynamo"] for g in analysis.graphs)
+    timeline = recompile_timeline_chart(analysis).figure["data"]
+    assert len(timeline) == 2 and all(len(t["x"]) == 1 for t in timeline)
