@@ -37,7 +37,19 @@ def discover_commands() -> list[Command]:
     return [found[n] for n in order]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _named_command(argv: list[str]) -> list[Command] | None:
+    """Only the command named by ``argv[0]``, when a module of that name holds it: ``tdiag run`` then imports
+    nothing of the other commands (their imports are start-up time every ``tdiag run`` pays)."""
+    import tdiag.commands as package
+
+    name = argv[0] if argv else ""
+    if not name.isidentifier() or name not in {info.name for info in pkgutil.iter_modules(package.__path__)}:
+        return None
+    command = getattr(importlib.import_module(f"tdiag.commands.{name}"), "COMMAND", None)
+    return [command] if command is not None and command.name == name else None
+
+
+def build_parser(commands: list[Command] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tdiag",
         description="Find what stops torch.compile from making your program fast: graph breaks, recompilations, "
@@ -45,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tdiag {tdiag.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in discover_commands():
+    for command in commands if commands is not None else discover_commands():
         p = sub.add_parser(command.name, help=command.help, description=command.help)
         command.prepare_parser(p)
         p.set_defaults(_command=command, _parser=p)
@@ -53,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_named_command(argv))
     args = parser.parse_args(argv)
     command = getattr(args, "_command", None)
     if command is None:
