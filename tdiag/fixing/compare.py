@@ -49,18 +49,11 @@ class Metrics:
 
 
 def step_time(analysis: Analysis) -> float | None:
-    """Seconds per compiled step from the runtime measurement, where the record has one.
-
-    Read defensively: the measurement is another module's and may be absent from older records.
-    """
-    runtime = getattr(analysis.summary, "runtime", None)
-    if runtime is None:
+    """Seconds per step of the measured runtime window (``tdiag run``'s runtime measurement), where there is one."""
+    runtime = analysis.summary.runtime
+    if runtime is None or runtime.status != "measured" or runtime.steps <= 0 or runtime.window_s <= 0:
         return None
-    if isinstance(runtime, dict):
-        value = runtime.get("step_time_s") or runtime.get("per_step_s") or runtime.get("median_step_s")
-    else:
-        value = getattr(runtime, "step_time_s", None) or getattr(runtime, "per_step_s", None)
-    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+    return runtime.window_s / runtime.steps
 
 
 @dataclass
