@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from tdiag.reports.lint.diagnostics import span
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 def finding_record(analysis: Analysis, finding: Finding) -> dict[str, Any]:
     start, end = span(analysis, finding)
     patch = finding.suggestion.patch if finding.suggestion else None
-    return {
+    record = {
         "code": finding.code,
         "name": finding.name,
         "message": finding.message,
@@ -28,3 +29,6 @@ def finding_record(analysis: Analysis, finding: Finding) -> dict[str, Any]:
         "compile_ids": list(finding.compile_ids),
         "gb_id": finding.gb_id,
     }
+    if finding.cost is not None:  # only records with runtime data: outputs of older records stay as they were
+        record["cost"] = dataclasses.asdict(finding.cost)
+    return record

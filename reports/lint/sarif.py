@@ -83,6 +83,9 @@ def _result(analysis: Analysis, finding: Finding, index: int, line_hash: str) ->
     }
     if finding.gb_id:
         result["properties"]["gbId"] = finding.gb_id
+    if finding.cost is not None:
+        c = finding.cost
+        result["properties"]["cost"] = {"totalS": c.total_s, "perCallMs": c.per_call_ms, "share": c.share, "basis": c.basis}
     return result
 
 

@@ -102,3 +102,16 @@ def test_parse_window():
     for bad in ("0", "x", "5:-1", "1:2:3:4", "5:1:0"):
         with pytest.raises(ValueError):
             parse_window(bad)
+
+
+def test_lint_json_and_sarif_carry_cost(hot_loop):
+    from tdiag.reports.lint import sarif
+    from tdiag.reports.lint.options import LintOptions
+    from tdiag.reports.lint.records import finding_record
+
+    hot = next(f for f in hot_loop.findings if f.function == "hot")
+    record = finding_record(hot_loop, hot)
+    assert record["cost"]["basis"] == "measured" and record["cost"]["total_s"] == hot.cost.total_s
+    doc = json.loads(sarif.render(hot_loop, LintOptions()))
+    costs = [r["properties"].get("cost") for r in doc["runs"][0]["results"]]
+    assert {"totalS": hot.cost.total_s, "perCallMs": hot.cost.per_call_ms, "share": hot.cost.share, "basis": "measured"} in costs
