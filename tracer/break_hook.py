@@ -14,8 +14,12 @@ from typing import Any
 from tdiag.tracer.bytecode import locate, original_code
 
 
-def install(on_break: Callable[[dict[str, Any]], None]) -> Callable[[], None] | None:
-    """Wrap the method; return an undo function, or None where this torch has no such hook."""
+def install(
+    on_break: Callable[[dict[str, Any]], None], on_error: Callable[[str, BaseException], None] | None = None
+) -> Callable[[], None] | None:
+    """Wrap the method; return an undo function, or None where this torch has no such hook.
+
+    A break the hook cannot describe is reported to ``on_error`` (counted into the record), never raised into torch."""
     try:
         from torch._dynamo import symbolic_convert as sc
     except Exception:
@@ -30,8 +34,9 @@ def install(on_break: Callable[[dict[str, Any]], None]) -> Callable[[], None] | 
         if not getattr(exc, "logged", False):
             try:
                 on_break(describe(self, exc))
-            except Exception:
-                pass
+            except Exception as failure:
+                if on_error is not None:
+                    on_error("graph-break hook", failure)
         return original(self, code_options, reason, exc, *args, **kwargs)
 
     cls.log_graph_break = log_graph_break

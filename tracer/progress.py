@@ -44,17 +44,27 @@ def from_torch_event(name: str, metadata: dict[str, Any]) -> CompileProgress | N
     return None
 
 
-def install(sink: Callable[[dict[str, Any]], None]) -> Callable[[], None] | None:
+def install(
+    sink: Callable[[dict[str, Any]], None], on_error: Callable[[str, BaseException], None] | None = None
+) -> Callable[[], None] | None:
+    """Register the brackets; a failing ``sink`` is reported to ``on_error``, never raised into the compile."""
     try:
         from torch._dynamo.callback import callback_handler
     except Exception:
         return None
 
+    def deliver(kind: str, args: Any) -> None:
+        try:
+            sink({"type": kind, "t": time.time(), **_describe(args)})
+        except Exception as exc:
+            if on_error is not None:
+                on_error("compile-progress callback", exc)
+
     def on_start(args: Any = None) -> None:
-        sink({"type": "compile_start", "t": time.time(), **_describe(args)})
+        deliver("compile_start", args)
 
     def on_end(args: Any = None) -> None:
-        sink({"type": "compile_end", "t": time.time(), **_describe(args)})
+        deliver("compile_end", args)
 
     try:
         callback_handler.register_start_callback(on_start)

@@ -14,6 +14,7 @@ from typing import Any
 
 from tdiag.tracer import break_hook, progress
 from tdiag.tracer.collector import TraceCollector
+from tdiag.tracer.problems import CaptureProblems
 from tdiag.tracer.sources import SourceSnapshotter
 
 import tdiag
@@ -62,41 +63,54 @@ def tool_paths() -> list[str]:
 class TraceSession:
     """Install the capture; ``listener(CompileProgress)`` sees progress (compile start/end, break, recompile)."""
 
-    def __init__(self, writer: RecordWriter, root: Path, listener: Listener | None = None, deep: bool = False):
+    def __init__(
+        self, writer: RecordWriter, root: Path, listener: Listener | None = None, deep: bool = False, profile: Any = None
+    ):
+        """``profile``: a ``runtime_window.WindowSpec`` to measure a runtime window, or None for no measurement."""
         self.writer = writer
         self.listener = listener
         self.sources = SourceSnapshotter(writer, root)
-        self.collector = TraceCollector(writer, self._on_torch_event)
+        self.problems = CaptureProblems(writer.write)
+        self.collector = TraceCollector(writer, self._on_torch_event, on_error=self.failed)
         self.deep = deep
         self._undo: list[Callable[[], None]] = []
+        self.window: Any = None
+        self.profile = profile
 
     # -- hooks -------------------------------------------------------------------------------------------------
     def __enter__(self) -> TraceSession:
         self.collector.install()
         self._undo.append(self.collector.uninstall)
         self._replay_interned_filenames()
-        undo = break_hook.install(self._on_break)
+        undo = break_hook.install(self._on_break, on_error=self.failed)
         if undo is None:
             self.note("this torch has no InstructionTranslatorBase.log_graph_break: bytecode offsets are unavailable")
         else:
             self._undo.append(undo)
-        undo = progress.install(self._on_compile_event)
+        undo = progress.install(self._on_compile_event, on_error=self.failed)
         if undo is None:
             self.note("this torch has no torch._dynamo.callback: no live compile progress")
         else:
             self._undo.append(undo)
         self._instrument_compiler()
+        self._install_runtime_window()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
     def close(self) -> None:
+        if self.window is not None:
+            try:
+                self.window.close()  # before the hooks go: a window cut short is recorded as not measured
+            except Exception as exc:
+                self.failed("runtime window", exc)
         while self._undo:
             try:
                 self._undo.pop()()
-            except Exception:
-                pass
+            except Exception as exc:
+                self.failed("undoing a hook", exc)
+        self.problems.flush()
 
     def _replay_interned_filenames(self) -> None:
         """Stacks in the trace name files by index; indexes interned before this session began are never logged
@@ -120,6 +134,19 @@ class TraceSession:
         if undo is not None:
             self._undo.append(undo)
 
+    def _install_runtime_window(self) -> None:
+        if self.profile is None:
+            return
+        from tdiag.tracer.runtime_window import RuntimeWindow
+
+        window = RuntimeWindow(self.writer.write, self.profile)
+        undo = window.install()
+        if undo is None:
+            self.note("this torch has no _TorchDynamoContext: runtime cost was not measured")
+            return
+        self.window = window
+        self._undo.append(undo)
+
     # -- events ------------------------------------------------------------------------------------------------
     def note(self, text: str) -> None:
         self.writer.write({"type": "note", "text": text})
@@ -127,12 +154,18 @@ class TraceSession:
     def write(self, event: dict[str, Any]) -> None:
         self.writer.write(event)
 
+    def failed(self, what: str, exc: BaseException) -> None:
+        """A hook swallowed ``exc`` so as not to break torch: count it into the record (see ``problems``)."""
+        self.problems.failed(what, exc)
+
     def _on_break(self, site: dict[str, Any]) -> None:
         self.writer.write(site)
         self.sources.offer([site.get("filename", "")])
 
     def _on_compile_event(self, event: dict[str, Any]) -> None:
         self.writer.write(event)
+        if self.window is not None:
+            self.window.on_compile(event)
         if self.listener is not None:
             self._tell(progress.from_bracket(event))
 

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from tdiag.commands._after_run import is_tty, show_results
 from tdiag.errors import TdiagError
 from tdiag.record import RecordWriter
 from tdiag.rundir import choose_run_dir, current_rank, prepare
@@ -28,6 +29,12 @@ class RunCommand:
         parser.add_argument("-q", "--quiet", action="store_true", help="no summary at exit (the record is still written)")
         parser.add_argument("--deep", action="store_true", help="exact IR-level kernel detail (bypasses compile caches)")
         parser.add_argument("--redact", metavar="REGEX", action="append", default=[], help="replace matches in the recorded argv")
+        parser.add_argument(
+            "--profile-window",
+            metavar="STEPS[:SETTLE[:SECONDS]]",
+            help="measure STEPS steps once SETTLE steps ran without a compile, at most SECONDS (default 20:3:2)",
+        )
+        parser.add_argument("--no-profile", action="store_true", help="do not measure a runtime window (no cost column)")
         parser.add_argument("--nproc-per-node", type=int, metavar="N", help="launch N ranks through torchrun")
         parser.add_argument("program", help="the script to run (or the module, with -m)")
         parser.add_argument("args", nargs=argparse.REMAINDER, help="the program's own arguments")
@@ -39,6 +46,7 @@ class RunCommand:
             return launch(args)
         target = runner.Target("module" if args.as_module else "script", args.program, list(args.args))
         runner.validate(target)
+        args.profile = _profile_spec(args)
         rank = current_rank()
         run_dir = choose_run_dir(args.output, target.label)
         record_path = prepare(run_dir, rank)
@@ -59,11 +67,13 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
         raise TdiagError(f"cannot write the record {record_path}: {exc.strerror or exc}") from None
     pid, started = os.getpid(), time.time()
     status = None
-    if not args.quiet and _is_tty(sys.stderr):
+    if not args.quiet and is_tty(sys.stderr):
         from tdiag.reports.live import LiveStatus
 
         status = LiveStatus(sys.stderr)
-    session = TraceSession(writer, root, listener=status.on_progress if status else None, deep=args.deep)
+    session = TraceSession(
+        writer, root, listener=status.on_progress if status else None, deep=args.deep, profile=getattr(args, "profile", None)
+    )
     previous_term = _record_on_sigterm(writer, started)
     with session:
         outcome = runner.run(target)
@@ -74,50 +84,13 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
         return outcome.exit_code
     record_exit(writer, outcome.exit_code, outcome.reason, started)
     writer.close()
-    _after_run(args, run_dir, rank)
+    show_results(args, run_dir, lead=rank in (None, 0))
     if outcome.system_exit is not None and not isinstance(outcome.system_exit.code, (int, type(None))):
         raise outcome.system_exit  # sys.exit("message"): let Python print it, exactly as without tdiag
     if outcome.reason == "keyboard_interrupt":
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
     return outcome.exit_code
-
-
-def _after_run(args, run_dir: Path, rank: int | None) -> None:
-    """Summary, optional HTML and TUI; a failure here must not change the program's exit status.
-
-    Under torchrun only rank 0 reports (over every rank's file present), so N ranks do not print N summaries.
-    """
-    lead = rank in (None, 0)
-    summary = not args.quiet and lead
-    tui = lead and not args.no_tui and _is_tty(sys.stdout) and _is_tty(sys.stdin)
-    if not (summary or args.html or tui):
-        return
-    try:
-        from tdiag.analyzer import build
-
-        analysis = build(run_dir)
-    except Exception as exc:
-        print(f"tdiag: the record in {run_dir} could not be analysed: {exc}", file=sys.stderr)
-        return
-    if summary:
-        from tdiag.reports.console import print_summary
-
-        print_summary(analysis, run_dir, file=sys.stderr)
-    if args.html:
-        try:
-            from tdiag.reports.html import write_html
-
-            write_html(analysis, Path(args.html))
-            print(f"tdiag: HTML report written to {args.html}", file=sys.stderr)
-        except Exception as exc:
-            print(f"tdiag: could not write the HTML report: {exc}", file=sys.stderr)
-    if tui:
-        try:
-            from tdiag.tui import run_app
-        except ImportError:
-            return
-        run_app(analysis)
 
 
 def _record_on_sigterm(writer: RecordWriter, started: float):
@@ -135,6 +108,22 @@ def _record_on_sigterm(writer: RecordWriter, started: float):
         return signal.SIG_DFL
 
 
+def _profile_spec(args):
+    """The runtime window to measure, or None for ``--no-profile``."""
+    from tdiag.tracer.runtime_window import WindowSpec, parse_window
+
+    if args.no_profile:
+        if args.profile_window:
+            raise TdiagError("--profile-window and --no-profile exclude each other")
+        return None
+    if not args.profile_window:
+        return WindowSpec()
+    try:
+        return parse_window(args.profile_window)
+    except ValueError as exc:
+        raise TdiagError(str(exc)) from None
+
+
 def _redact(argv: list[str], patterns: list[str]) -> list[str]:
     import re
 
@@ -146,13 +135,6 @@ def _apply(text: str, patterns) -> str:
     for p in patterns:
         text = p.sub("***", text)
     return text
-
-
-def _is_tty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except Exception:
-        return False
 
 
 COMMAND = RunCommand()
