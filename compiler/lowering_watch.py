@@ -43,8 +43,10 @@ class OutputCodeWatcher(logging.Handler):
                     status["explicit"] = False
                     status["implicit_logged"] = True
             self.session.write({"type": "lowering_info", "ops": statuses})
-        except Exception:  # diagnostics must never break the compile they watch
-            pass
+        except Exception as exc:  # diagnostics must never break the compile they watch: counted into the record
+            failed = getattr(self.session, "failed", None)
+            if failed is not None:
+                failed("lowering watcher", exc)
 
 
 class ImplicitFallbackFilter(logging.Filter):
@@ -72,9 +74,10 @@ class ImplicitFallbackFilter(logging.Filter):
 
 
 def install(session: Any):
+    from tdiag.tracer import trace_logger  # held through the program's own logging setup
+
     watcher = OutputCodeWatcher(session)
-    trace_logger = logging.getLogger(TRACE_LOGGER)
-    trace_logger.addHandler(watcher)
+    detach = trace_logger.attach(watcher.emit, fallback=watcher)
     graph_logger = logging.getLogger(GRAPH_LOGGER)
     previous_level = graph_logger.level
     user_level = graph_logger.getEffectiveLevel()
@@ -84,7 +87,7 @@ def install(session: Any):
         graph_logger.setLevel(logging.INFO)
 
     def undo() -> None:
-        trace_logger.removeHandler(watcher)
+        detach()
         graph_logger.removeFilter(implicit_filter)
         graph_logger.setLevel(previous_level)
 
