@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -33,10 +34,14 @@ CACHE_ARTIFACTS = {
 }
 
 
-def build(record: Any) -> Analysis:
-    """Analyse a record (run directory, event file, or an already loaded EventLog)."""
+def build(record: Any, suggestions: bool = True) -> Analysis:
+    """Analyse a record (run directory, event file, or an already loaded EventLog).
+
+    ``suggestions=False`` leaves ``Finding.suggestion`` empty: the console summary at the end of ``tdiag run`` shows
+    only ``Finding.fix`` and need not pay for libcst and the patches.
+    """
     log = record if isinstance(record, EventLog) else events_mod.load(record)
-    return Builder(log).build()
+    return Builder(log).build(suggestions=suggestions)
 
 
 class Builder:
@@ -45,7 +50,7 @@ class Builder:
         self.paths = PathMapper(log.header.get("root"), log.header.get("tool_paths"), log.header.get("cwd"))
         self.analysis = Analysis()
 
-    def build(self) -> Analysis:
+    def build(self, suggestions: bool = True) -> Analysis:
         a = self.analysis
         a.run = self._run_info()
         a.sources = {self.paths.display(p): text for p, text in self.log.sources.items()}
@@ -55,16 +60,33 @@ class Builder:
         a.frames = self._frames()
         self._attach_compiler_detail()
         from tdiag.analyzer.rules import run_rules
-        from tdiag.analyzer.suggestions import attach_suggestions
 
         try:
             a.findings = sorted(run_rules(a, self.log), key=_rank_key)
-            attach_suggestions(a.findings, a)  # never raises for one finding: a failed patch becomes its note
+            if suggestions:
+                from tdiag.analyzer.suggestions import attach_suggestions
+
+                attach_suggestions(a.findings, a)  # never raises for one finding: a failed patch becomes its note
         except Exception as exc:  # a rule tripping on a damaged record must not cost the rest of the analysis
             a.findings = []
             a.run.notes.append(f"rule analysis failed: {type(exc).__name__}: {exc}")
         a.summary = self._summary()
+        self._attach_runtime()
         return a
+
+    def _attach_runtime(self) -> None:
+        """Measured runtime window -> graph/kernel runtime, finding costs; ranking by cost when one was measured."""
+        from tdiag.analyzer import cost, runtime
+
+        a = self.analysis
+        try:
+            windows = runtime.attach(a, self.log)
+            cost.attach(a, windows)
+        except Exception as exc:  # runtime data is extra: the rest of the analysis stands without it
+            a.run.notes.append(f"runtime analysis failed: {type(exc).__name__}: {exc}")
+            return
+        if windows:
+            a.findings.sort(key=_rank_key)
 
     # -- run ------------------------------------------------------------------------------------------------------
     def _run_info(self) -> RunInfo:
@@ -144,6 +166,7 @@ class Builder:
                 compile_time_s=_float(m.get("entire_frame_compile_time_s")),
                 fail_type=_str(m.get("fail_type")),
                 fail_reason=_str(m.get("fail_reason")),
+                restart_reasons=[str(r) for r in m.get("restart_reasons") or [] if r],
                 start_time=m.get("start_time") if isinstance(m.get("start_time"), (int, float)) else None,
                 cache=dict(cache.get(key, {})),
                 rank=ev.rank,
@@ -158,6 +181,7 @@ class Builder:
                 g.guards = parse_guard_tree(guards[key].payload)
                 for guard in g.guards:
                     guard.function = user_function_name(guard.function)
+            g.code_name = compiled_name(g.code_name, g.path, g.guards, self.paths.is_library(_str(m.get("co_filename")) or ""))
             if key in graph_code:
                 g.graph_code_ref = self._store_code(graph_code[key])
             graphs.append(g)
@@ -180,6 +204,7 @@ class Builder:
         for s in self.log.break_sites:
             sites_by_cid[(s.get("rank"), s.get("compile_id"))].append(s)
         failed = {(g.rank, g.compile_id): g for g in self.analysis.graphs if g.status == "failed"}
+        starts = {(ev.rank, ev.compile_id): ev for ev in self.log.named("dynamo_start")}
         out = []
         for ev in self.log.named("artifact:dynamo_graph_break_reason"):
             text = ev.payload or ""
@@ -187,12 +212,12 @@ class Builder:
             cid = ev.compile_id or "?"
             queue = sites_by_cid.get((ev.rank, cid)) or []
             hook = queue.pop(0) if queue else None
-            gb = self._graph_break(cid, parsed, hook, text, failed.get((ev.rank, cid)))
+            gb = self._graph_break(cid, parsed, hook, text, failed.get((ev.rank, cid)), starts.get((ev.rank, cid)))
             gb.rank = ev.rank
             out.append(gb)
         return out
 
-    def _graph_break(self, cid: str, parsed, hook: dict[str, Any] | None, text: str, failed_graph) -> GraphBreak:
+    def _graph_break(self, cid: str, parsed, hook: dict[str, Any] | None, text: str, failed_graph, start=None) -> GraphBreak:
         stack = [
             Frame(self.paths.display(f.path), f.line, user_function_name(f.function) or "?", f.code, not self.paths.is_library(f.path))
             for f in parsed.user_stack
@@ -204,6 +229,9 @@ class Builder:
         library = stack[-1] if stack and not stack[-1].is_user else None
         site_frame = user or (stack[-1] if stack else Frame("<unknown>", 0, "?"))
         site = Site(site_frame.path, site_frame.line, function=site_frame.function)
+        entry = self._call_site(start) if user is None else None
+        if entry is not None:  # the whole stack is library code (a compiled library module): the user's call
+            site = entry
         gb = GraphBreak(
             compile_id=cid,
             reason=parsed.reason or (hook or {}).get("gb_type") or "graph break",
@@ -219,7 +247,8 @@ class Builder:
         )
         if hook is not None:
             gb.code_name = hook.get("user_code_name") or hook.get("code_name")
-            if hook.get("gb_type"):
+            if hook.get("gb_type") and not parsed.reason:
+                # torch's logged type names the cause; the hook's can be a follow-up ("graph break in loop")
                 gb.reason = str(hook["gb_type"])
             hook_key = (self.paths.display(hook.get("filename")), hook.get("line"))
             # The hook sees the instruction of the frame Dynamo was tracing: the site itself, or for a break in
@@ -300,11 +329,19 @@ class Builder:
     # -- frames ---------------------------------------------------------------------------------------------------
     def _frames(self) -> list[FrameInfo]:
         frames: dict[tuple[int | None, int], FrameInfo] = {}
+        entries: dict[tuple[int | None, int], Site] = {}  # the first user line seen entering each frame
+        for ev in self.log.named("dynamo_start"):
+            key = (ev.rank, _int(ev.meta.get("frame_id")))
+            if key not in entries:
+                site = self._call_site(ev)
+                if site is not None:
+                    entries[key] = site
         for g in self.analysis.graphs:
             key = (g.rank, g.frame_id)
             f = frames.get(key)
             if f is None:
                 f = frames[key] = FrameInfo(g.frame_id, user_function_name(g.code_name) or "?", g.path, g.line, rank=g.rank)
+                f.call_site = entries.get(key)
             f.variants.append(g.compile_id)
             if g.fail_reason and any(m in g.fail_reason.lower() for m in RECOMPILE_LIMIT_MARKERS):
                 f.hit_recompile_limit = True
@@ -334,6 +371,13 @@ class Builder:
             kernels.attach(self.analysis, self.log)
         except Exception as exc:  # kernel detail is extra; the break/recompile analysis must still come out
             self.analysis.run.notes.append(f"kernel analysis failed: {type(exc).__name__}: {exc}")
+        from tdiag.analyzer import cudagraphs, distributed
+
+        for part in (cudagraphs, distributed):
+            try:
+                part.attach(self.analysis, self.log)
+            except Exception as exc:  # as above: extra detail never costs the rest
+                self.analysis.run.notes.append(f"{part.__name__.rsplit('.', 1)[-1]} analysis failed: {type(exc).__name__}: {exc}")
 
     # -- summary --------------------------------------------------------------------------------------------------
     def _summary(self) -> Summary:
@@ -372,6 +416,11 @@ def _stages(m: dict[str, Any], bwd: dict[str, Any] | None) -> dict[str, float]:
 
 
 def _rank_key(f) -> tuple:
+    """Measured cost first when the record has a runtime window (analyzer/cost.py); else severity, then impact."""
+    if f.cost is not None:
+        from tdiag.analyzer.cost import rank_key
+
+        return rank_key(f)
     return (SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)
 
 
@@ -393,3 +442,25 @@ def _float(v: Any) -> float:
 def _str(v: Any) -> str | None:
     return None if v is None else str(v)
 
+
+# Frames Dynamo compiles on the user's behalf: torch's wrapper around a module call (`inner` in external_utils.py
+# when the module has hooks) and library forward methods are named after the object the user compiled.
+_WRAPPED_SELF = re.compile(r"""^(?:___check_type_id|___check_obj_id)\(L\['(fn|self)'\].*type=<class '([\w.]+)'>""")
+TORCH_WRAPPERS = {"inner", "_fn", "_call_impl", "_wrapped_call_impl"}
+
+
+def compiled_name(code_name: str, path: str, guards, is_library: bool) -> str:
+    """``Sequential.forward`` for torch's ``inner`` wrapper around a compiled ``nn.Sequential``; ``BertModel.forward``
+    for a library ``forward``; the code name itself for the user's own functions."""
+    if not is_library or code_name.startswith("torch_dynamo_resume_in_"):
+        return code_name
+    for guard in guards:
+        m = _WRAPPED_SELF.match(guard.text)
+        if m is None:
+            continue
+        cls = m.group(2).rsplit(".", 1)[-1]
+        if m.group(1) == "fn" and code_name in TORCH_WRAPPERS:
+            return f"{cls}.forward"
+        if m.group(1) == "self":
+            return f"{cls}.{code_name}"
+    return code_name

@@ -88,7 +88,18 @@ class BreakEvidence(Evidence):
             rows.append(("bytecode", f"{self.opname or '?'} at offset {self.offset}{where}"))
         if self.context:
             rows.append(("debug context", self.context))
+        if len(self.causes) > 1:  # every distinct cause at the line, each with its own GB id and count
+            rows += [("cause", _cause_text(c)) for c in self.causes]
+        rows += [("then", _cause_text(c)) for c in self.chain]
         return rows
+
+
+def _cause_text(c: dict[str, Any]) -> str:
+    text = " ".join(p for p in (c.get("gb_id"), c.get("reason")) if p)
+    if c.get("library_frame"):
+        text += f" (in {c['library_frame']})"
+    n = c.get("occurrences") or 0
+    return text + (f" x{n}" if n > 1 else "")
 
 
 @evidence_kind
@@ -202,6 +213,20 @@ class CompileCostEvidence(Evidence):
     stages: dict[str, float] = field(default_factory=dict)
     cache: dict[str, str] = field(default_factory=dict)
     total_compile_time_s: float = 0.0
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class CompileFailureEvidence(Evidence):
+    """A frame compile that failed (CMP003): torch's fail type and reason; the frame ran eagerly instead."""
+
+    kind: str = field(default="compile_failure", init=False)
+    fail_type: str = ""  # BackendCompilerFailed, Unsupported, GuardOnDataDependentSymNode, ...
+    fail_reason: str = ""
+    frame: str = ""  # path:line of the compiled function
+    ran_instead: str = "eager"
+    restart_reasons: list[str] = field(default_factory=list)
+    LAID_OUT: ClassVar[tuple[str, ...]] = ("fail_reason",)
 
 
 @evidence_kind

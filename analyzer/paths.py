@@ -56,3 +56,10 @@ def user_function_name(name: str | None) -> str | None:
         return name
     m = RESUME_NAME.match(name)
     return m.group(1) if m else name
+
+
+def is_library_display(path: str | None) -> bool:
+    """A display path that is not a file of the user's project: ``<site-packages>/...``, ``<stdlib>/...``,
+    ``<string>`` (generated code such as a dataclass ``__init__``), ``<frozen ...>``. Absolute paths are kept as
+    they are: outside the root of a run, or any file of an import without a source root, they may be the user's."""
+    return not path or path.startswith("<")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import defaultdict
+from dataclasses import dataclass, field
 
-from tdiag.analyzer.model import Finding, GraphBreak
+from tdiag.analyzer.evidence import BreakEvidence
+from tdiag.analyzer.model import Finding, GraphBreak, GraphKey
 
 LOGGING_CALL = re.compile(r"\b(print|logging\.\w+|logger\.\w+|log\.\w+|warnings\.warn)\s*\(")
 TO_PYTHON = re.compile(r"\.(tolist|numpy)\s*\(")
@@ -42,22 +45,95 @@ def classify(b: GraphBreak) -> str:
     return "BRK099"
 
 
+# Breaks that follow from another break in the same frame compile: Dynamo could not resume after the root break
+# (inside a loop or a context manager it cannot reconstruct, or a value it cannot rebuild), or gave up restarting.
+CASCADE_GB_IDS = {"GB7000", "GB0066", "GB0092", "GB0093", "GB1297", "GB0052"}
+CASCADE_REASONS = ("graph break in loop", "graph break under", "reconstruction failure", "restartanalysis")
+
+
+def is_cascade(b: GraphBreak) -> bool:
+    if b.gb_id:  # the id names torch's own cause; the reason may be the hook's word for the frame ("graph break in loop")
+        return b.gb_id in CASCADE_GB_IDS
+    return any(m in b.reason.lower() for m in CASCADE_REASONS)
+
+
+@dataclass
+class Cause:
+    """One distinct cause at one user line: torch's break type (GB id) and, for a break inside a library, where.
+    ``breaks`` are its occurrences; ``cascades`` the breaks it caused (folded under it, shown as its chain)."""
+
+    breaks: list[GraphBreak] = field(default_factory=list)
+    cascades: list[GraphBreak] = field(default_factory=list)
+
+    @property
+    def first(self) -> GraphBreak:
+        return next((b for b in self.breaks if b.site.column), self.breaks[0])  # the break that saw the exact column
+
+    @property
+    def rule_code(self) -> str:
+        first = self.first
+        if any(b.frame_skipped for b in self.breaks + self.cascades) and not first.frame_skipped:
+            first = dataclasses.replace(first, frame_skipped=True)
+        return classify(first)
+
+
+def cause_key(b: GraphBreak) -> tuple:
+    lib = (b.library_frame.path, b.library_frame.line) if b.library_frame is not None else None
+    return (b.site.key, b.gb_id or b.reason, lib)
+
+
+def break_causes(breaks: list[GraphBreak]) -> list[Cause]:
+    """Distinct causes, cascades folded under the root break of the same frame compile (else of the same line)."""
+    causes: dict[tuple, Cause] = {}
+    by_compile: dict[tuple, Cause] = {}
+    by_site: dict[tuple, Cause] = {}
+    cascades = []
+    for b in breaks:
+        if is_cascade(b):
+            cascades.append(b)
+            continue
+        cause = causes.setdefault(cause_key(b), Cause())
+        cause.breaks.append(b)
+        by_compile.setdefault((b.rank, b.compile_id), cause)
+        by_site.setdefault(b.site.key, cause)
+    for b in cascades:
+        root = by_compile.get((b.rank, b.compile_id)) or by_site.get(b.site.key)
+        if root is not None:
+            root.cascades.append(b)
+        else:  # nothing caused it that torch logged: it is the cause
+            causes.setdefault(cause_key(b), Cause()).breaks.append(b)
+    return list(causes.values())
+
+
 def break_findings(ctx, rule, message, fix) -> list[Finding]:
-    """One finding per site for the breaks of this rule; ``message(b)``/``fix(b)`` word it for the first break."""
-    groups: dict[tuple[str, int], list[GraphBreak]] = defaultdict(list)
-    for b in ctx.analysis.breaks:
-        if classify(b) == rule.code:
-            groups[b.site.key].append(b)
+    """One finding per user line for the breaks of this rule, each distinct cause listed with its own GB id and
+    count (never hidden behind the first), cascades shown as the chain under their root.
+    ``message(b)``/``fix(b)`` word it for the first break of the first cause."""
+    groups: dict[tuple[str, int], list[Cause]] = defaultdict(list)
+    for cause in break_causes(ctx.analysis.breaks):
+        if cause.rule_code == rule.code:
+            groups[cause.first.site.key].append(cause)
+    failures = {(g.rank, g.compile_id): g.fail_reason for g in ctx.analysis.graphs if g.fail_reason}
     findings = []
-    for (path, line), breaks in groups.items():
-        first = next((b for b in breaks if b.site.column), breaks[0])  # prefer the break that saw the exact column
-        compile_ids = sorted({b.compile_id for b in breaks}, key=_cid_key)
+    for (path, line), causes in groups.items():
+        causes.sort(key=lambda c: -len(c.breaks))
+        first = causes[0].first
+        breaks = [b for c in causes for b in c.breaks]
+        everything = breaks + [b for c in causes for b in c.cascades]
+        compile_ids = sorted({b.compile_id for b in everything}, key=_cid_key)
+        text = message(first)
+        if len(causes) > 1:
+            text += "; also at this line: " + "; ".join(_cause_label(c.first, len(c.breaks)) for c in causes[1:])
+        chain = _chain(causes, failures)
+        if chain:
+            text += "; then " + ", ".join(f"{item['reason']} ({item['gb_id']})" if item["gb_id"] else item["reason"]
+                                          for item in chain)
         findings.append(
             Finding(
                 code=rule.code,
                 name=rule.name,
                 severity=rule.severity,
-                message=message(first),
+                message=text,
                 fix=fix(first),
                 path=path,
                 line=line,
@@ -70,26 +146,76 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
                 compile_ids=compile_ids,
                 impact=impact_of_breaks(breaks),
                 library_frame=first.library_frame,
-                evidence={
-                    "reason": first.reason,
-                    "explanation": first.explanation,
-                    "hints": list(first.hints),
-                    "context": first.context,
-                    "user_stack": [vars(f).copy() for f in first.user_stack],
-                    "offset": first.offset,
-                    "opname": first.opname,
-                    "code_name": first.code_name,
-                    "source": site_code(first) or None,
-                },
+                evidence=BreakEvidence(
+                    reason=first.reason,
+                    explanation=first.explanation,
+                    hints=list(first.hints),
+                    context=first.context,
+                    user_stack=[dataclasses.replace(f) for f in first.user_stack],
+                    offset=first.offset,
+                    opname=first.opname,
+                    code_name=first.code_name,
+                    source=site_code(first) or None,
+                    causes=[_cause_entry(c) for c in causes],
+                    chain=chain,
+                ),
                 ranks=_ranks(breaks),
+                graph_keys=graph_keys(everything),
             )
         )
     return findings
 
 
+def _cause_label(b: GraphBreak, n: int) -> str:
+    where_ = f" in {b.library_frame.path}:{b.library_frame.line}" if b.library_frame is not None else ""
+    gb = f" ({b.gb_id})" if b.gb_id else ""
+    return f"{b.reason}{gb}{where_}" + (f" x{n}" if n > 1 else "")
+
+
+def _cause_entry(c: Cause) -> dict:
+    b = c.first
+    lib = b.library_frame
+    return {
+        "gb_id": b.gb_id,
+        "gb_url": b.gb_url,
+        "reason": b.reason,
+        "occurrences": len(c.breaks),
+        "library_frame": f"{lib.path}:{lib.line}" if lib is not None else None,
+    }
+
+
+def _chain(causes: list[Cause], failures: dict | None = None) -> list[dict]:
+    """The cascades under these causes, one entry per distinct GB id with its count: the breaks folded under a
+    root, and the follow-up breaks torch names in a failed compile's reason ("While handling this graph break,
+    another graph break occurred: graph break in loop ... gb7000")."""
+    seen: dict[tuple, dict] = {}
+
+    def add(gb_id, reason):
+        item = seen.setdefault((gb_id, reason), {"gb_id": gb_id, "reason": reason, "occurrences": 0})
+        item["occurrences"] += 1
+
+    for c in causes:
+        for b in c.cascades:
+            add(b.gb_id, b.reason)
+        for key in sorted({(b.rank, b.compile_id) for b in c.breaks}, key=str):
+            reason = (failures or {}).get(key) or ""
+            for part in reason.split(ANOTHER_BREAK)[1:]:
+                gb = re.search(r"gb(\d{4})\.html", part)
+                add(f"GB{gb.group(1)}" if gb else None, part.strip().splitlines()[0].strip() if part.strip() else "")
+    return list(seen.values())
+
+
+ANOTHER_BREAK = "*** While handling this graph break, another graph break occurred: ***"
+
+
 def impact_of_breaks(breaks: list[GraphBreak]) -> float:
     # Each break splits a graph in two and adds a Python round trip per call; a skipped frame loses all of it.
     return float(len(breaks)) * (10.0 if any(b.frame_skipped for b in breaks) else 1.0)
+
+
+def graph_keys(items) -> list[GraphKey]:
+    """The graphs of breaks or recompiles, rank included."""
+    return sorted({GraphKey(item.rank, item.compile_id) for item in items})
 
 
 def _ranks(items) -> dict[str, int]:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
-from tdiag.analyzer.model import Finding, GuardFailure, Recompile, Site
-from tdiag.analyzer.rules._breaks import _cid_key, _ranks
+from tdiag.analyzer.evidence import RecompileEvidence
+from tdiag.analyzer.model import Finding, Frame, GuardFailure, Recompile, Site
+from tdiag.analyzer.paths import is_library_display
+from tdiag.analyzer.rules._sites import frame_call_sites
+from tdiag.analyzer.rules._breaks import _cid_key, _ranks, graph_keys
 
 KIND_TO_CODE = {
     "size": "RCP001",
@@ -33,27 +37,79 @@ def recompile_site(r: Recompile) -> Site:
     if r.call_site is not None:
         return r.call_site
     f = primary_failure(r)
-    if f is not None and f.path and f.line:
+    if f is not None and f.path and f.line and not f.path.startswith("<"):
         return Site(f.path, f.line, function=r.code_name)
     return Site(r.path, r.line, function=r.code_name)
 
 
+def cause_key(r: Recompile) -> tuple:
+    """What changed, in which function: a function and its resume functions (same user name) recompiling for the
+    same guard on the same input are one cause, whatever line called them."""
+    f = primary_failure(r)
+    if f is None:
+        return (classify(r), r.path, r.code_name, None)
+    if f.subject:
+        what = (f.kind, _plain_subject(f.subject), f.dim)
+    else:
+        what = (f.kind, re.sub(r"\d+", "N", f.text))
+    return (classify(r), r.path, r.code_name, what)
+
+
+def recompile_causes(analysis) -> list[list[Recompile]]:
+    causes: dict[tuple, list[Recompile]] = defaultdict(list)
+    for r in analysis.recompiles:
+        causes[cause_key(r)].append(r)
+    return list(causes.values())
+
+
+def cause_site(recompiles: list[Recompile], frame_sites: dict | None = None) -> Site:
+    """The user line of a cause: a line that called the compiled function (where mark_dynamic & co. go), else the
+    line that entered any compile of the function, else where torch says the guard came from, else the function."""
+    for r in recompiles:
+        if r.call_site is not None:
+            return r.call_site
+    for r in recompiles:
+        site = (frame_sites or {}).get((r.rank, r.frame_id))
+        if site is not None:
+            return site
+    return recompile_site(recompiles[0])
+
+
 def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
-    groups: dict[tuple[str, int], list[Recompile]] = defaultdict(list)
-    for r in ctx.analysis.recompiles:
-        if classify(r) == rule.code:
-            groups[recompile_site(r).key].append(r)
+    """One finding per user line and rule; each distinct cause (function + guard) listed with its own count."""
+    a = ctx.analysis
+    frame_sites = frame_call_sites(a)
+    decisions = {(fr.rank, fr.frame_id): fr.automatic_dynamic for fr in a.frames}
+    groups: dict[tuple[str, int], list[tuple[Site, list[Recompile]]]] = defaultdict(list)
+    for recompiles in recompile_causes(a):
+        if classify(recompiles[0]) != rule.code:
+            continue
+        site = cause_site(recompiles, frame_sites)
+        groups[site.key].append((site, recompiles))
     findings = []
-    for (path, line), recompiles in groups.items():
-        first = recompiles[0]
+    for (path, line), causes in groups.items():
+        causes.sort(key=lambda c: -len(c[1]))
+        site, cause = causes[0]
+        recompiles = [r for _, c in causes for r in c]
+        first = cause[0]
         failure = primary_failure(first)
-        site = recompile_site(first)
+        text = message(first, failure)
+        if len(causes) > 1:
+            text += "; also: " + "; ".join(
+                f"{frame_label(c[0])} ({primary_failure(c[0]).text if c[0].failures else 'unknown guard'})"
+                + (f" x{len(c)}" if len(c) > 1 else "")
+                for _, c in causes[1:]
+            )
+        dynamic = sorted({d for r in recompiles for d in decisions.get((r.rank, r.frame_id), [])})
+        if dynamic and rule.code == "RCP001":  # automatic dynamic is this recompile's consequence, not a new problem
+            text += f"; Dynamo then made {', '.join(dynamic)}"
+        frames = sorted({(r.path, r.line) for r in recompiles})
         findings.append(
             Finding(
                 code=rule.code,
                 name=rule.name,
                 severity=rule.severity,
-                message=message(first, failure),
+                message=text,
                 fix=fix(first, failure),
                 path=path,
                 line=line,
@@ -62,28 +118,40 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
                 occurrences=len(recompiles),
                 compile_ids=sorted({r.compile_id for r in recompiles}, key=_cid_key),
                 impact=3.0 * len(recompiles),
-                evidence={
-                    "frame": first.code_name,
-                    "frame_path": first.path,
-                    "frame_line": first.line,
-                    "guard": failure.text if failure else None,
-                    "guard_kind": failure.kind if failure else None,
-                    "subject": failure.subject if failure else None,
-                    "dim": failure.dim if failure else None,
-                    "expected": failure.expected if failure else None,
-                    "actual": failure.actual if failure else None,
-                    "guard_source": failure.source if failure else None,
-                    "guard_path": failure.path if failure else None,
-                    "guard_line": failure.line if failure else None,
-                    "failures": [f.text for r in recompiles for f in r.failures],
-                },
+                evidence=RecompileEvidence(
+                    frame=first.code_name,
+                    frame_path=first.path,
+                    frame_line=first.line,
+                    guard=failure.text if failure else None,
+                    guard_kind=failure.kind if failure else None,
+                    subject=failure.subject if failure else None,
+                    dim=failure.dim if failure else None,
+                    expected=failure.expected if failure else None,
+                    actual=failure.actual if failure else None,
+                    guard_source=failure.source if failure else None,
+                    guard_path=failure.path if failure else None,
+                    guard_line=failure.line if failure else None,
+                    failures=[f.text for r in recompiles for f in r.failures],
+                    frames=[f"{p}:{n}" for p, n in frames],
+                    call_sites=sorted({f"{r.call_site.path}:{r.call_site.line}" for r in recompiles if r.call_site}),
+                    automatic_dynamic=dynamic,
+                ),
                 ranks=_ranks(recompiles),
+                graph_keys=graph_keys(recompiles),
+                library_frame=Frame(first.path, first.line, first.code_name, None, False)
+                if is_library_display(first.path) else None,
             )
         )
     return findings
 
 
+def _plain_subject(subject: str) -> str:
+    return re.sub(r"___stack\d+", "___stack", subject)
+
+
 def frame_label(r: Recompile) -> str:
+    if is_library_display(r.path):  # torch's wrapper or a library forward: the name says what the user compiled
+        return r.code_name
     return f"{r.code_name} ({r.path}:{r.line})"
 
 

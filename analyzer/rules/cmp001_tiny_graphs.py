@@ -14,6 +14,10 @@ if z.sum() > 0:       # graph break
     ...
 ```
 
+Graphs that are small because the function is small (a few ops in all) are not reported: removing its breaks
+would not make them bigger. Runs without a measured runtime window cannot say how often the pieces run; the
+finding's cost (when measured) says whether it matters.
+
 ## Use instead
 Remove the breaks between the pieces (see the BRK findings at the same function), or leave tiny helper
 functions uncompiled with `torch.compiler.disable`.
@@ -21,37 +25,53 @@ functions uncompiled with `torch.compiler.disable`.
 
 from collections import defaultdict
 
+from tdiag.analyzer.evidence import TinyGraphsEvidence
 from tdiag.analyzer.model import Finding
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._sites import frame_call_sites, graph_anchor
 
 RULE = Rule("CMP001", "tiny-graphs", "warning", "Graph breaks leave compiled graphs too small to pay for themselves")
 TINY_OPS = 3  # graphs with at most this many ops
-MIN_TINY_GRAPHS = 2
+MIN_TINY_GRAPHS = 2  # distinct pieces of one function (recompiled variants of one piece are not more pieces)
+MIN_FUNCTION_OPS = 8  # a function this small stays small without its breaks: tiny by nature, nothing to win
 
 
 def check(ctx):
     a = ctx.analysis
+    broken = {(b.rank, b.compile_id) for b in a.breaks}
     by_function = defaultdict(list)
     for graph in a.graphs:
-        if graph.status == "ok" and 0 < graph.op_count <= TINY_OPS:
-            by_function[(graph.path, user_function_name(graph.code_name))].append(graph)
-    broken = {(b.site.path, b.site.function) for b in a.breaks} | {b.site.path for b in a.breaks}
+        if graph.status == "ok":
+            by_function[(graph.rank, graph.path, user_function_name(graph.code_name))].append(graph)
+    sites = frame_call_sites(a)
     findings = []
-    for (path, function), graphs in by_function.items():
-        if len(graphs) < MIN_TINY_GRAPHS and (path, function) not in broken and path not in broken:
+    for (_rank, path, function), graphs in by_function.items():
+        pieces: dict[int, int] = {}  # frame id -> its largest variant's op count
+        for g in graphs:
+            pieces[g.frame_id] = max(pieces.get(g.frame_id, 0), g.op_count)
+        tiny = [g for g in graphs if 0 < g.op_count <= TINY_OPS]
+        tiny_pieces = {g.frame_id for g in tiny}
+        # Only breaks make pieces: a function whose compiles never broke is not shredded, however small.
+        if len(tiny_pieces) < MIN_TINY_GRAPHS or not any((g.rank, g.compile_id) in broken for g in graphs):
             continue
-        first = min(graphs, key=lambda g: g.line)
-        ops = [g.op_count for g in graphs]
+        if sum(pieces.values()) < MIN_FUNCTION_OPS:
+            continue
+        first = min(graphs, key=lambda g: (g.frame_id, g.line))
+        site, library = graph_anchor(a, first, sites)
+        ops = [g.op_count for g in tiny]
+        break_lines = sorted({b.site.line for b in a.breaks if (b.rank, b.compile_id) in {(g.rank, g.compile_id) for g in graphs}})
         findings.append(
             Finding(
                 code=RULE.code, name=RULE.name, severity=RULE.severity,
-                message=f"{function} compiles into {len(graphs)} graph(s) of only {', '.join(map(str, ops))} op(s): "
-                "too small to pay for their guards and calls",
+                message=f"{function} compiles into {len(tiny_pieces)} piece(s) of only {', '.join(map(str, ops))} op(s) "
+                f"({sum(pieces.values())} ops in all): the graph breaks at line(s) {', '.join(map(str, break_lines))} "
+                "leave pieces too small to pay for their guards and calls",
                 fix="remove the graph breaks between these pieces, or torch.compiler.disable the tiny function",
-                path=path, line=first.line, function=function, occurrences=len(graphs),
-                compile_ids=[g.compile_id for g in graphs], impact=float(len(graphs)),
-                evidence={"op_counts": ops, "threshold_ops": TINY_OPS},
+                path=site.path, line=site.line, function=function, occurrences=len(tiny),
+                compile_ids=[g.compile_id for g in tiny], impact=float(len(tiny)), library_frame=library,
+                evidence=TinyGraphsEvidence(op_counts=ops, threshold_ops=TINY_OPS),
+                graph_keys=[g.key for g in tiny],
             )
         )
     return findings

@@ -16,9 +16,11 @@ repeated block with `torch.compiler.nested_compile_region` or compile the block 
 and reserve max-autotune for the shapes that matter.
 """
 
+from tdiag.analyzer.evidence import CompileCostEvidence
 from tdiag.analyzer.model import Finding
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._sites import frame_call_sites, graph_anchor
 
 RULE = Rule("CMP002", "compile-time-hotspot", "info", "A frame or stage dominates compile time")
 MIN_TOTAL_S = 2.0  # below this, compile time is nobody's problem
@@ -31,22 +33,26 @@ def check(ctx):
     if total < MIN_TOTAL_S:
         return []
     findings = []
+    entries = frame_call_sites(ctx.analysis)
     for graph in graphs:
         share = graph.compile_time_s / total
         if share < DOMINANT_SHARE and len(graphs) > 1:
             continue
         stage, stage_s = max(graph.stages.items(), key=lambda kv: kv[1]) if graph.stages else ("total", graph.compile_time_s)
         function = user_function_name(graph.code_name)
+        site, library = graph_anchor(ctx.analysis, graph, entries)
         findings.append(
             Finding(
                 code=RULE.code, name=RULE.name, severity=RULE.severity,
                 message=f"compiling {function} ({graph.compile_id}) took {graph.compile_time_s:.1f}s, "
                 f"{share:.0%} of all compile time; the largest stage is {stage} ({stage_s:.1f}s)",
                 fix=_fix(stage),
-                path=graph.path, line=graph.line, function=function, compile_ids=[graph.compile_id],
+                path=site.path, line=site.line, function=function, library_frame=library, compile_ids=[graph.compile_id],
                 impact=round(graph.compile_time_s, 3),
-                evidence={"compile_time_s": graph.compile_time_s, "share": round(share, 3), "stages": dict(graph.stages),
-                          "cache": dict(graph.cache), "total_compile_time_s": round(total, 3)},
+                evidence=CompileCostEvidence(compile_time_s=graph.compile_time_s, share=round(share, 3),
+                                             stages=dict(graph.stages), cache=dict(graph.cache),
+                                             total_compile_time_s=round(total, 3)),
+                graph_keys=[graph.key],
             )
         )
     return findings

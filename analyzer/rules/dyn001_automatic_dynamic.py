@@ -1,6 +1,9 @@
 """## What it does
 Reports where Dynamo made an input dynamic on its own after a recompile (automatic dynamic shapes).
 
+When the recompile that led to it is reported (RCP001, a size change), the decision is shown there as part of
+that one problem rather than as a second finding; DYN001 stands alone only when no size recompile explains it.
+
 ## Why is this bad?
 It is not a bug, but it cost one extra compile, and the first compiled graph is thrown away. Marking the
 dimension dynamic up front compiles once.
@@ -14,33 +17,51 @@ compiled(torch.randn(4, 8)); compiled(torch.randn(8, 8))   # second call recompi
 `torch._dynamo.mark_dynamic(x, 0)` before the first call, or `torch.compile(..., dynamic=True)`.
 """
 
-from tdiag.analyzer.model import Finding
+from collections import defaultdict
+
+from tdiag.analyzer.evidence import DynamicEvidence
+from tdiag.analyzer.model import Finding, GraphKey
 from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._recompiles import classify
+from tdiag.analyzer.rules._sites import anchor, frame_call_sites
 
 RULE = Rule("DYN001", "automatic-dynamic", "info", "Dynamo made an input dynamic after a recompile",
             suggester="mark_dynamic")
 
 
 def check(ctx):
-    findings = []
-    for frame in ctx.analysis.frames:
+    a = ctx.analysis
+    # A size recompile explains its automatic-dynamic decision: RCP001 reports both as one problem.
+    explained = {(r.rank, r.frame_id) for r in a.recompiles if classify(r) == "RCP001"}
+    sites = frame_call_sites(a)
+    groups: dict[tuple, list] = defaultdict(list)  # a function and its resume functions are one place
+    for frame in a.frames:
         # Symbols on a frame that never recompiled come from the user's own mark_dynamic / dynamic=True.
-        if not frame.automatic_dynamic or frame.recompiles == 0:
+        if not frame.automatic_dynamic or frame.recompiles == 0 or (frame.rank, frame.frame_id) in explained:
             continue
+        groups[(frame.path, frame.code_name)].append(frame)
+    findings = []
+    for (path, name), frames in groups.items():
+        first = min(frames, key=lambda f: f.line)
+        decisions = sorted({d for f in frames for d in f.automatic_dynamic})
+        site, library = anchor(first.path, first.line, name, next((sites[k] for f in frames
+                                                                   if (k := (f.rank, f.frame_id)) in sites), None))
         findings.append(
             Finding(
                 code=RULE.code,
                 name=RULE.name,
                 severity=RULE.severity,
-                message=f"{frame.code_name}: Dynamo made {', '.join(frame.automatic_dynamic)} after a recompile",
+                message=f"{name}: Dynamo made {', '.join(decisions)} after a recompile",
                 fix="mark the dimension dynamic before the first call (torch._dynamo.mark_dynamic) to compile once",
-                path=frame.path,
-                line=frame.line,
-                function=frame.code_name,
-                occurrences=len(frame.automatic_dynamic),
-                compile_ids=list(frame.variants),
+                path=site.path,
+                line=site.line,
+                function=name,
+                occurrences=len(decisions),
+                compile_ids=[c for f in frames for c in f.variants],
                 impact=0.5,
-                evidence={"decisions": list(frame.automatic_dynamic)},
+                library_frame=library,
+                evidence=DynamicEvidence(decisions=decisions),
+                graph_keys=[GraphKey(f.rank, c) for f in frames for c in f.variants],
             )
         )
     return findings

@@ -8,6 +8,9 @@ cannot be fused with each other or with it. An *implicit* fallback (no lowering 
 caused by an unsupported dtype/device is often avoidable; an *explicit* one (Inductor's `make_fallback` list,
 e.g. `cdist`) is Inductor's choice but still splits the fusion.
 
+Not reported: Inductor's deliberate vendor kernels (fused attention, convolution, GEMM, FFT, linear algebra:
+cuDNN, cuBLAS, MKL, oneDNN), which also appear as `torch.ops.aten.X` calls but are the fast path.
+
 ## Example
 ```python
 d = torch.cdist(p, centers)   # aten._cdist_forward: explicit fallback
@@ -21,9 +24,12 @@ register a decomposition or lowering for the custom op, or move it to the start 
 
 from collections import defaultdict
 
+from tdiag.analyzer.evidence import FallbackEvidence
 from tdiag.analyzer.model import Finding
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._kernel_sites import kernel_site, op_label
+from tdiag.analyzer.rules._sites import frame_call_sites
+from tdiag.analyzer.rules._vendor import is_vendor_kernel
 
 RULE = Rule("LOW001", "aten-fallback", "warning", "An op falls back to eager ATen inside a compiled graph")
 IMPACT_PER_FALLBACK = 2.0
@@ -31,17 +37,18 @@ IMPACT_PER_FALLBACK = 2.0
 
 def check(ctx):
     sites: dict[tuple[str, int, str], list] = defaultdict(list)
+    entries = frame_call_sites(ctx.analysis)
     for graph in ctx.analysis.graphs:
         for index, kernel in enumerate(graph.kernels):
-            if kernel.kind != "fallback":
+            if kernel.kind != "fallback" or is_vendor_kernel(op_label(kernel.name)):
                 continue
-            path, line, code = kernel_site(kernel, graph)
+            site, library, code = kernel_site(kernel, graph, entries.get((graph.rank, graph.frame_id)))
             before = _neighbour(graph.kernels, index, -1)
             after = _neighbour(graph.kernels, index, +1)
-            sites[(path, line, op_label(kernel.name))].append((graph, kernel, before, after, code))
+            sites[(site.path, site.line, op_label(kernel.name))].append((graph, kernel, before, after, code, library))
     findings = []
     for (path, line, op), hits in sites.items():
-        graph, kernel, before, after, code = hits[0]
+        graph, kernel, before, after, code, library = hits[0]
         reason = kernel.fallback_reason or "unknown reason"
         split = " and ".join(n for n in (before, after) if n)
         message = f"{op} runs as an eager fallback inside the compiled graph ({reason})"
@@ -54,9 +61,11 @@ def check(ctx):
                 path=path, line=line, function=graph.code_name, occurrences=len(hits),
                 compile_ids=sorted({g.compile_id for g, *_ in hits}),
                 impact=IMPACT_PER_FALLBACK * len(hits),
-                evidence={"op": op, "kernel": kernel.name, "reason": reason, "backend": kernel.backend,
-                          "graphs": sorted({k.graph for _, k, *_ in hits}), "before": before, "after": after,
-                          "code": code},
+                library_frame=library,
+                evidence=FallbackEvidence(op=op, kernel=kernel.name, reason=reason, backend=kernel.backend,
+                                          graphs=sorted({k.graph for _, k, *_ in hits}), before=before, after=after,
+                                          code=code),
+                graph_keys=sorted({g.key for g, *_ in hits}),
             )
         )
     return findings

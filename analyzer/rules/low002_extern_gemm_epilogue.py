@@ -8,6 +8,10 @@ The GEMM result makes an extra round trip through memory before the epilogue ker
 `mode="max-autotune"` Inductor benchmarks Triton (GPU) or C++ (CPU) GEMM templates that absorb the epilogue
 (`triton_tem_fused_addmm_gelu_...`), which often wins for small and medium shapes.
 
+Only suggested where a template exists: on GPU (cuBLAS) for mm/addmm/bmm/baddbmm and the int8/fp8 GEMMs; on
+CPU (MKL) only for inference graphs, because Inductor's C++ GEMM template needs a constant (frozen) weight
+(`torch._inductor.config.freezing = True`); a CPU training step keeps the library call, so nothing is suggested.
+
 ## Example
 ```python
 y = torch.nn.functional.gelu(self.fc(x))   # extern_kernels.addmm, then triton_poi_fused_gelu_0
@@ -19,27 +23,52 @@ autotuning costs compile time and picks the library call when it is faster.
 """
 
 from tdiag.analyzer.kernel_kinds import is_gemm
+from tdiag.analyzer.evidence import EpilogueEvidence
 from tdiag.analyzer.model import Finding
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._kernel_sites import kernel_site
+from tdiag.analyzer.rules._sites import frame_call_sites
 
 RULE = Rule("LOW002", "extern-gemm-epilogue", "info", "A GEMM left to an extern call could fuse its epilogue under max-autotune")
 EPILOGUE_KINDS = ("pointwise",)
 
 
+# Where max-autotune has a GEMM template that can absorb an epilogue. GPU (cuBLAS): Triton mm templates for these
+# ops. CPU (MKL): the C++ GEMM template only packs a constant weight, i.e. inference graphs with
+# torch._inductor.config.freezing = True; training graphs on CPU keep the library call, so nothing is suggested.
+TEMPLATE_OPS = {
+    "cublas": frozenset({"mm", "addmm", "bmm", "baddbmm", "_int_mm", "_scaled_mm"}),
+    "mkl": frozenset({"mm", "addmm", "bmm"}),
+}
+FIX = {
+    "cublas": 'try torch.compile(..., mode="max-autotune") and compare step time',
+    "mkl": 'for inference, try torch._inductor.config.freezing = True with mode="max-autotune" and compare step time',
+}
+
+
+def template_applies(gemm, graph_role: str) -> bool:
+    op = gemm.name.split(".", 1)[1]
+    if op not in TEMPLATE_OPS.get(gemm.backend, ()):
+        return False
+    return gemm.backend != "mkl" or graph_role == "inference"
+
+
 def check(ctx):
     findings = {}
+    entries = frame_call_sites(ctx.analysis)
     for graph in ctx.analysis.graphs:
         if any(k.kind == "template" for k in graph.kernels):
             continue  # autotuning already ran for this graph
         for gemm, follower in zip(graph.kernels, graph.kernels[1:]):
             if not is_gemm(gemm.name) or gemm.graph != follower.graph or follower.kind not in EPILOGUE_KINDS:
                 continue
+            if not template_applies(gemm, gemm.graph):
+                continue
             lines = {(r.path, r.line) for r in gemm.source_lines}
             if not lines & {(r.path, r.line) for r in follower.source_lines}:
                 continue
-            path, line, code = kernel_site(gemm, graph)
-            key = (path, line)
+            site, library, code = kernel_site(gemm, graph, entries.get((graph.rank, graph.frame_id)))
+            key = site.key
             if key in findings:
                 findings[key].occurrences += 1
                 findings[key].compile_ids = sorted(set(findings[key].compile_ids) | {graph.compile_id})
@@ -48,9 +77,11 @@ def check(ctx):
                 code=RULE.code, name=RULE.name, severity=RULE.severity,
                 message=f"{gemm.name} ({gemm.backend}) is followed by {follower.name}: its epilogue runs as a separate "
                 f"kernel; a GEMM template could fuse it",
-                fix='try torch.compile(..., mode="max-autotune") and compare step time',
-                path=path, line=line, function=graph.code_name, compile_ids=[graph.compile_id], impact=0.5,
-                evidence={"gemm": gemm.name, "backend": gemm.backend, "epilogue": follower.name,
-                          "epilogue_nodes": follower.fused_nodes, "graph": gemm.graph, "code": code},
+                fix=FIX[gemm.backend],
+                path=site.path, line=site.line, function=graph.code_name, compile_ids=[graph.compile_id], impact=0.5,
+                library_frame=library,
+                evidence=EpilogueEvidence(gemm=gemm.name, backend=gemm.backend, epilogue=follower.name,
+                                          epilogue_nodes=follower.fused_nodes, graph=gemm.graph, code=code),
+                graph_keys=[graph.key],
             )
     return list(findings.values())

@@ -16,8 +16,10 @@ Remove the cause of the recompiles (see the failing guards listed with the findi
 dimension dynamic, pass changing scalars as tensors, or keep them constant.
 """
 
-from tdiag.analyzer.model import Finding
+from tdiag.analyzer.evidence import RecompileLimitEvidence
+from tdiag.analyzer.model import Finding, GraphKey
 from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._sites import anchor, frame_call_sites
 
 RULE = Rule("RCP005", "recompile-limit", "error", "Hit the recompile limit: the function now runs eagerly",
             suggester="recompile_limit")
@@ -26,6 +28,7 @@ RULE = Rule("RCP005", "recompile-limit", "error", "Hit the recompile limit: the 
 def check(ctx):
     a = ctx.analysis
     by_site: dict[tuple[str, int], Finding] = {}
+    entries = frame_call_sites(a)
     for frame in a.frames:
         if not frame.hit_recompile_limit:
             continue
@@ -35,25 +38,30 @@ def check(ctx):
         ]
         reasons = [f.text for r in a.recompiles if (r.rank, r.frame_id) == same_frame for f in r.failures[:1]]
         hits = max(1, len(limit_graphs))
-        finding = by_site.get((frame.path, frame.line))
+        site, library = anchor(frame.path, frame.line, frame.code_name, entries.get(same_frame))
+        finding = by_site.get(site.key)
         if finding is None:  # the same function on several ranks is one finding with per-rank counts
             last = reasons[-1] if reasons else "unknown guard"
-            finding = by_site[(frame.path, frame.line)] = Finding(
+            finding = by_site[site.key] = Finding(
                 code=RULE.code,
                 name=RULE.name,
                 severity=RULE.severity,
                 message=f"{frame.code_name} hit the recompile limit after {frame.recompiles} recompilations and now runs "
                 f"eagerly (last failing guard: {last})",
                 fix="remove the cause of the recompiles: mark_dynamic for sizes, tensors for changing scalars",
-                path=frame.path,
-                line=frame.line,
+                path=site.path,
+                line=site.line,
+                library_frame=library,
                 function=frame.code_name,
                 occurrences=0,
                 impact=100.0,
-                evidence={"failures": reasons, "fail_reason": limit_graphs[0].fail_reason if limit_graphs else None},
+                evidence=RecompileLimitEvidence(
+                    failures=reasons, fail_reason=limit_graphs[0].fail_reason if limit_graphs else None
+                ),
             )
         finding.occurrences += hits
         finding.compile_ids += [g.compile_id for g in limit_graphs] or list(frame.variants)
+        finding.graph_keys += [g.key for g in limit_graphs] or [GraphKey(frame.rank, c) for c in frame.variants]
         if frame.rank is not None:
             finding.ranks[str(frame.rank)] = finding.ranks.get(str(frame.rank), 0) + hits
     return list(by_site.values())

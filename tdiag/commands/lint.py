@@ -37,11 +37,19 @@ class LintCommand:
         parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings are reported")
         parser.add_argument("--statistics", action="store_true", help="count findings per code instead of listing them")
         parser.add_argument("--output-file", metavar="FILE", help="write the report here instead of stdout")
+        parser.add_argument(
+            "--show-library-sites", action="store_true",
+            help="report findings at the library location torch saw (site-packages, generated code) instead of the user line that reached it",
+        )
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         selection = _selection(args)
         analysis = load_analysis(args.record)
         selected = dataclasses.replace(analysis, findings=[f for f in analysis.findings if selection.includes(f.code)])
+        if args.show_library_sites:
+            from tdiag.analyzer.library_sites import at_library_sites
+
+            selected = dataclasses.replace(selected, findings=at_library_sites(selected.findings))
         _write(_report(selected, args), args.output_file)
         _append_step_summary(selected)
         if args.exit_zero:

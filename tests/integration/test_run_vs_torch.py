@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 
 import pytest
 from oracle import account
@@ -30,6 +30,9 @@ EXPECTED = {
     "dtype_change.py": {"RCP004"},
     "recompile_limit.py": {"RCP005", "RCP002"},
     "clean.py": set(),
+    "branch_and_sizes.py": {"BRK001", "RCP001"},
+    "compiled_sequential.py": {"RCP001"},
+    "backend_raises.py": set(),  # its failed compile is CMP003, not a break or a recompile
 }
 
 
@@ -59,6 +62,17 @@ def test_counts_and_sites_match_torch(program, recorded, session_env, tmp_path):
     reported = [f.text for r in analysis.recompiles for f in r.failures]
     for text in reported:
         assert any(text in reason for reason in torch_says.recompile_reasons), text
+
+    # no cause hidden: at every line, the distinct GB ids torch logged are the ones the findings there name
+    # (each cause with its own id, cascades in the chain under their root)
+    theirs_ids = defaultdict(set)
+    for b in torch_says.breaks:
+        theirs_ids[[ln for f, ln in b["lines"] if f == program][-1]].add(b["gb_id"])
+    ours_ids = defaultdict(set)
+    for f in analysis.findings:
+        if f.family == "BRK":
+            ours_ids[f.line] |= {c["gb_id"] for c in f.evidence.causes} | {c["gb_id"] for c in f.evidence.chain}
+    assert ours_ids == theirs_ids
 
     codes = {f.code for f in analysis.findings if f.family in ("BRK", "RCP")}
     assert codes == EXPECTED[program]
