@@ -268,14 +268,17 @@ def _code_map(analysis: Analysis, graphs: list[GraphView]) -> dict[str, str]:
 
 
 def _recompiles(analysis: Analysis) -> list[tuple[FrameInfo, list[Recompile]]]:
-    frames = {fr.frame_id: fr for fr in analysis.frames}
-    grouped: dict[int, list[Recompile]] = {}
+    # frame ids, like compile ids, repeat across ranks: group by both
+    frames = {(fr.rank, fr.frame_id): fr for fr in analysis.frames}
+    grouped: dict[tuple[int | None, int], list[Recompile]] = {}
     for rec in analysis.recompiles:
-        grouped.setdefault(rec.frame_id, []).append(rec)
+        grouped.setdefault((rec.rank, rec.frame_id), []).append(rec)
     out = []
-    for frame_id, recs in grouped.items():
+    for (rank, frame_id), recs in grouped.items():
         first = recs[0]
-        frame = frames.get(frame_id) or FrameInfo(frame_id, first.code_name, first.path, first.line, recompiles=len(recs))
+        frame = frames.get((rank, frame_id)) or FrameInfo(
+            frame_id, first.code_name, first.path, first.line, recompiles=len(recs), rank=rank
+        )
         out.append((frame, recs))
     # frames stuck at the recompile limit first, then the most recompiled
     return sorted(out, key=lambda fr_recs: (not fr_recs[0].hit_recompile_limit, -len(fr_recs[1]), fr_recs[0].frame_id))

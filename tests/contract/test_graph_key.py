@@ -8,10 +8,13 @@ rank 1: 1 op and none); a lookup by compile id alone would give rank 0's graph b
 from __future__ import annotations
 
 import asyncio
+import re
 
-from fixtures.analysis_factory import two_ranks_one_compile_id
-from tdiag.analyzer.model import Analysis, GraphKey
+from fixtures.analysis_factory import PLOTLY_STUB, two_ranks_one_compile_id
+from tdiag.analyzer.model import Analysis, GraphKey, GuardFailure, Recompile
 from tdiag.reports.html.charts import compile_time_chart, graph_size_chart, recompile_timeline_chart
+from tdiag.reports.html.page import build_page
+from tdiag.reports.html.render import render
 from tdiag.tui import make_app
 from tdiag.tui.messages import ShowGraph
 from tdiag.tui.screens.graph_detail import GraphDetailScreen
@@ -80,3 +83,23 @@ def test_html_compile_time_and_timeline_keep_ranks_apart():
     assert sorted(dynamo["x"]) == sorted(g.stages["dynamo"] for g in analysis.graphs)
     timeline = recompile_timeline_chart(analysis).figure["data"]
     assert len(timeline) == 2 and all(len(t["x"]) == 1 for t in timeline)
+
+
+def test_html_graphs_and_recompiles_sections_keep_ranks_apart():
+    analysis = two_ranks_one_compile_id()
+    # both ranks recompiled their frame 0 as 0/1, for different reasons
+    for rank, (expected, actual) in ((0, ("4", "8")), (1, ("8", "16"))):
+        text = f"tensor 'x' size mismatch at index 0. expected {expected}, actual {actual}"
+        analysis.recompiles.append(Recompile("0/1", 0, "forward", "train.py", 11, rank=rank,
+                                             failures=[GuardFailure("0/0", text, "size", expected=expected,
+                                                                    actual=actual)]))
+    page = build_page(analysis)
+    assert [(fr.rank, [r.failures[0].actual for r in recs]) for fr, recs in page.recompiles] in (
+        [(0, ["8"]), (1, ["16"])], [(1, ["16"]), (0, ["8"])])
+    html = render(analysis, plotly_bundle=PLOTLY_STUB)
+    recompiles = html[html.index('<section id="recompiles">'):]
+    recompiles = recompiles[: recompiles.index("</section>")]
+    assert recompiles.count('<div class="frame">') == 2
+    assert "on rank 0" in recompiles and "on rank 1" in recompiles
+    labels = re.findall(r'<details class="graph"[^>]*>\s*<summary><code>([^<]*)</code>', html)
+    assert labels == [g.key.label for g in analysis.graphs] and len(set(labels)) == 2
