@@ -1,7 +1,8 @@
 """Fit a site (``path:line[:col]``) into a width without losing what a reader needs: the file name and the line.
 
-Shared by the console summary and the TUI's site column. Directories go first, from the left (``…/models/gpt2.py:12``);
-only a file name that alone is too wide is cut, in its middle, keeping its ending and the line.
+Shared by the console summary and the TUI's site column. Directories go first, from the left
+(``…/models/gpt2.py:12``); only a file name that alone is too wide is cut, in its middle, keeping its ending and
+the line.
 """
 
 from __future__ import annotations
