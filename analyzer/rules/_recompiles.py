@@ -8,8 +8,8 @@ from collections import defaultdict
 from tdiag.analyzer.evidence import RecompileEvidence
 from tdiag.analyzer.model import Finding, Frame, GuardFailure, Recompile, Site
 from tdiag.analyzer.paths import is_library_display
-from tdiag.analyzer.rules._sites import frame_call_sites
 from tdiag.analyzer.rules._breaks import _cid_key, _ranks, graph_keys
+from tdiag.analyzer.rules._sites import frame_call_sites
 
 KIND_TO_CODE = {
     "size": "RCP001",
@@ -21,6 +21,11 @@ KIND_TO_CODE = {
     "dtype": "RCP004",
     "device": "RCP004",
 }
+
+
+# Recompiles after which Dynamo makes the changed input dynamic (a size, or a Python scalar): DYN001's decision is
+# part of these findings, not a problem of its own.
+DYNAMIC_AFTER = ("RCP001", "RCP002")
 
 
 def primary_failure(r: Recompile) -> GuardFailure | None:
@@ -101,7 +106,7 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
                 for _, c in causes[1:]
             )
         dynamic = sorted({d for r in recompiles for d in decisions.get((r.rank, r.frame_id), [])})
-        if dynamic and rule.code == "RCP001":  # automatic dynamic is this recompile's consequence, not a new problem
+        if dynamic and rule.code in DYNAMIC_AFTER:  # automatic dynamic is this recompile's consequence, not a new problem
             text += f"; Dynamo then made {', '.join(dynamic)}"
         frames = sorted({(r.path, r.line) for r in recompiles})
         findings.append(

@@ -15,8 +15,8 @@ if z.sum() > 0:       # graph break
 ```
 
 Graphs that are small because the function is small (a few ops in all) are not reported: removing its breaks
-would not make them bigger. Runs without a measured runtime window cannot say how often the pieces run; the
-finding's cost (when measured) says whether it matters.
+would not make them bigger. With a measured runtime window, pieces that did not run in it (a cold path) are not
+reported either; without one, the finding cannot say how often the pieces run.
 
 ## Use instead
 Remove the breaks between the pieces (see the BRK findings at the same function), or leave tiny helper
@@ -57,6 +57,9 @@ def check(ctx):
             continue
         if sum(pieces.values()) < MIN_FUNCTION_OPS:
             continue
+        measured = [g for g in tiny if g.runtime is not None]
+        if measured and not any(g.runtime.calls for g in measured):
+            continue  # the measured window saw none of the pieces run: a cold path, not worth the finding
         first = min(graphs, key=lambda g: (g.frame_id, g.line))
         site, library = graph_anchor(a, first, sites)
         ops = [g.op_count for g in tiny]

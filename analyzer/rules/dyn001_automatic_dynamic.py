@@ -1,8 +1,9 @@
 """## What it does
 Reports where Dynamo made an input dynamic on its own after a recompile (automatic dynamic shapes).
 
-When the recompile that led to it is reported (RCP001, a size change), the decision is shown there as part of
-that one problem rather than as a second finding; DYN001 stands alone only when no size recompile explains it.
+When the recompile that led to it is reported (RCP001 a size change, RCP002 a Python scalar), the decision is
+shown there as part of that one problem rather than as a second finding; DYN001 stands alone only when no such
+recompile explains it.
 
 ## Why is this bad?
 It is not a bug, but it cost one extra compile, and the first compiled graph is thrown away. Marking the
@@ -22,7 +23,7 @@ from collections import defaultdict
 from tdiag.analyzer.evidence import DynamicEvidence
 from tdiag.analyzer.model import Finding, GraphKey
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import classify
+from tdiag.analyzer.rules._recompiles import DYNAMIC_AFTER, classify
 from tdiag.analyzer.rules._sites import anchor, frame_call_sites
 
 RULE = Rule("DYN001", "automatic-dynamic", "info", "Dynamo made an input dynamic after a recompile",
@@ -31,8 +32,8 @@ RULE = Rule("DYN001", "automatic-dynamic", "info", "Dynamo made an input dynamic
 
 def check(ctx):
     a = ctx.analysis
-    # A size recompile explains its automatic-dynamic decision: RCP001 reports both as one problem.
-    explained = {(r.rank, r.frame_id) for r in a.recompiles if classify(r) == "RCP001"}
+    # A size or scalar recompile explains its automatic-dynamic decision: RCP001/RCP002 report both as one problem.
+    explained = {(r.rank, r.frame_id) for r in a.recompiles if classify(r) in DYNAMIC_AFTER}
     sites = frame_call_sites(a)
     groups: dict[tuple, list] = defaultdict(list)  # a function and its resume functions are one place
     for frame in a.frames:

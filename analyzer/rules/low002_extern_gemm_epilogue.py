@@ -22,8 +22,8 @@ Try `torch.compile(model, mode="max-autotune")` (or `max-autotune-no-cudagraphs`
 autotuning costs compile time and picks the library call when it is faster.
 """
 
-from tdiag.analyzer.kernel_kinds import is_gemm
 from tdiag.analyzer.evidence import EpilogueEvidence
+from tdiag.analyzer.kernel_kinds import is_gemm
 from tdiag.analyzer.model import Finding
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._kernel_sites import kernel_site

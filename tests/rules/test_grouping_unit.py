@@ -3,8 +3,18 @@ tiny graphs by nature. Each case is the judgement an expert makes by reading the
 
 from __future__ import annotations
 
-from tdiag.analyzer.model import Analysis, CompiledGraph, Frame, FrameInfo, GraphBreak, Kernel, Recompile, Site, SourceRef
-from tdiag.analyzer.model import GuardFailure
+from tdiag.analyzer.model import (
+    Analysis,
+    CompiledGraph,
+    Frame,
+    FrameInfo,
+    GraphBreak,
+    GuardFailure,
+    Kernel,
+    Recompile,
+    Site,
+    SourceRef,
+)
 from tdiag.analyzer.rules import RuleContext, run_rules
 
 
@@ -120,3 +130,14 @@ def test_automatic_dynamic_after_a_size_recompile_is_part_of_that_finding():
     found = findings(frames=frames, recompiles=recompiles)
     assert [(f.code, f.line) for f in found] == [("RCP001", 20)]
     assert found[0].evidence.automatic_dynamic == ["L['x'] dim 0 -> dynamic"]
+
+
+def test_a_python_scalar_made_dynamic_after_its_recompile_is_part_of_that_finding():
+    """specialize_float: the float changes, the frame recompiles, then Dynamo makes it dynamic: one problem."""
+    frames = [FrameInfo(0, "evaluate", "train.py", 24, ["0/0", "0/1"], recompiles=1,
+                        automatic_dynamic=["L['options'].temperature -> dynamic"])]
+    failure = GuardFailure("0/0", "L['options'].temperature == 1.0", "value", subject="L['options'].temperature")
+    recompiles = [Recompile("0/1", 0, "evaluate", "train.py", 24, [failure], call_site=Site("train.py", 34))]
+    found = findings(frames=frames, recompiles=recompiles)
+    assert [(f.code, f.line) for f in found] == [("RCP002", 34)]
+    assert found[0].evidence.automatic_dynamic == ["L['options'].temperature -> dynamic"]
