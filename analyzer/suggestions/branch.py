@@ -41,11 +41,17 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         raise NoPatch("no `if` statement starts on this line of the recorded source")
     if isinstance(node, cst.While):
         raise NoPatch("a `while` loop on a tensor value: compute the trip count on the device or use torch.cond per step")
-    if isinstance(tree.parent(node), cst.If):
-        raise NoPatch("an `elif` arm: rewrite the chain as nested torch.where calls by hand")
+    make_patch = _where_patch
+    if isinstance(node.orelse, cst.If) or isinstance(tree.parent(node), cst.If):
+        from tdiag.analyzer.suggestions import where_chain  # imports this module's helpers
+
+        node, make_patch = where_chain.chain_head(tree, node), where_chain.where_chain_patch
     try:
-        patch, title = _where_patch(tree, node)
+        patch, title = make_patch(tree, node)
     except NoPatch as why_not:
+        cond = _cond_suggestion(tree, node, why_not)
+        if cond is not None:
+            return cond
         sketch = cond_sketch(tree, node)
         return Suggestion(
             title="Express the branch with torch.cond",
@@ -63,6 +69,16 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         patch=patch,
         alternatives=[f"torch.cond with the branch bodies as functions:\n{cond_sketch(tree, node)}"],
     )
+
+
+def _cond_suggestion(tree: SourceTree, node: cst.If, why_not_where: NoPatch) -> Suggestion | None:
+    from tdiag.analyzer.suggestions.cond_patch import cond_patch  # imports this module's helpers
+
+    try:
+        patch, title = cond_patch(tree, node)
+    except NoPatch:
+        return None
+    return Suggestion(title=title, why=COND_WHY, patch=patch, alternatives=[f"no torch.where rewrite: {why_not_where}"])
 
 
 # --- torch.where ---------------------------------------------------------------------------------------------

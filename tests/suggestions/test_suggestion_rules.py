@@ -54,7 +54,6 @@ def f(x):
         ("y = helper(y)", "helper"),
         ("y += 1", "in place"),
         ("return y + 1", ""),
-        ("y = y + 1\n        y = y * 2", "twice"),
     ],
 )
 def test_branch_with_side_effects_gets_no_where_patch(then, why):
@@ -63,6 +62,24 @@ def test_branch_with_side_effects_gets_no_where_patch(then, why):
     assert "torch.where" not in suggestion.title and "torch.cond" in suggestion.title
     assert why in suggestion.patch_note
     assert "torch.cond(" in suggestion.why  # the sketch
+
+
+def test_cond_patch_for_sides_of_several_pure_assignments():
+    # Two assignments to one name: no torch.where per name, but a torch.cond of two functions (y passed in).
+    patched = _patched("BRK001", BRANCH.format(then="y = y + 1\n        y = y * 2", other="y = y - 1"), line=5)
+    assert "    def then_branch(y):\n        y = y + 1\n        y = y * 2\n        return y\n" in patched
+    assert "    def else_branch(y):\n        y = y - 1\n        return y\n" in patched
+    assert "    y = torch.cond(y.sum() > 0, then_branch, else_branch, (y,))\n" in patched
+
+
+def test_elif_chain_gets_nested_where_from_either_line():
+    source = (
+        "import torch\ndef f(x):\n    if x.sum() > 1:\n        y = x * 2\n    elif x.sum() < -1:\n        y = x / 2\n"
+        "    else:\n        y = x\n    return y\n"
+    )
+    head = _patched("BRK001", source, line=3)
+    assert "    y = torch.where(x.sum() > 1, x * 2, torch.where(x.sum() < -1, x / 2, x))\n" in head
+    assert _patched("BRK001", source, line=5) == head
 
 
 def test_where_patch_for_pure_assignments():
@@ -87,7 +104,11 @@ def test_where_for_several_names_evaluates_the_condition_once():
 def test_where_refuses_order_dependent_names():
     source = "import torch\ndef f(a, b):\n    if a.sum() > 0:\n        a = a + 1\n        b = b - 1\n    else:\n        b = a * 2\n    return a, b\n"
     suggestion, _ = _suggest("BRK001", source, line=3)
-    assert suggestion.patch is None
+    # torch.where per name would read the new `a` in `b = a * 2`; torch.cond runs the `else` side as written.
+    assert suggestion.patch is not None and "torch.where" not in suggestion.patch
+    patched = apply_patch(source, suggestion.patch)
+    assert "    def else_branch(a, b):\n        b = a * 2\n        return a, b\n" in patched
+    assert "    a, b = torch.cond(a.sum() > 0, then_branch, else_branch, (a, b))\n" in patched
 
 
 def test_where_for_early_return():

@@ -1,0 +1,39 @@
+"""Each new patch kind, through the loop a user runs: record a real program, `tdiag fix --verify`, read the result.
+
+The expectation is written by hand: the program's only problem is the one the patch targets, so after it the
+run has no graph break at all, that finding is gone, and the printed values are identical.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ._project import make_project
+
+SUGGESTION_PROGRAMS = Path(__file__).parents[1] / "suggestions" / "programs"
+
+CASES = [
+    # (program, rule code, a word of the patch title, a line the patch must add)
+    ("elif_chain.py", "BRK001", "nested torch.where",
+     "+    y = torch.where(s > 2.0, x * 0.5, torch.where(s < -2.0, x * 2.0, x + 1))  # large"),
+    ("cond_branch.py", "BRK001", "torch.cond",
+     "+    y = torch.cond(y.sum() > 4.0, then_branch, else_branch, (y,))  # large activations"),
+]
+
+
+@pytest.mark.parametrize("program, code, title_word, added", CASES, ids=[c[0] for c in CASES])
+def test_patch_kind_through_fix_verify(program, code, title_word, added, tmp_path, session_env):
+    project = make_project(tmp_path, SUGGESTION_PROGRAMS / program, session_env)
+    rc, data = project.fix_json("--verify")
+    patches = [p for p in data["patches"] if code in p["codes"]]
+    assert len(patches) == 1, data["patches"]
+    assert title_word in patches[0]["title"]
+    assert added in patches[0]["patch"].splitlines()
+    result = data["verification"][0]
+    assert rc == 0 and result["ok"], result["problems"]
+    assert result["before"]["findings"].get(code) and code not in result["after"]["findings"]
+    assert result["before"]["graph_breaks"] >= 1 and result["after"]["graph_breaks"] == 0
+    assert result["after"]["graphs"] == 1
+    assert result["stdout_identical"] and result["after"]["exit_code"] == 0
