@@ -38,18 +38,7 @@ def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple
     markers = [_span(e) for e in main if e.name().startswith(GRAPH_CALL)]
     ops = [_span(e) for e in main if e.name().startswith("aten::")]
     backward = [_span(e) for e in cpu if e.name() == BACKWARD]
-    launches = {e.correlation_id(): e.start_ns() for e in cpu if "aunch" in e.name()}
-    kernels: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    launched: list[tuple[int, int]] = []  # (host launch time, device ns) of every kernel
-    for e in device:
-        if e.duration_ns() <= 0 or e.name().startswith(("Memcpy", "Memset")) or e.is_user_annotation():
-            continue
-        kernels[e.name()][0] += 1
-        kernels[e.name()][1] += e.duration_ns()
-        host = launches.get(e.linked_correlation_id())
-        if host is not None:
-            launched.append((host, e.duration_ns()))
-    launched.sort()
+    kernels, launched = device_kernels(cpu, device)
 
     lookup_starts = [a for a, _ in lookups]
     region_starts = [r[0] for r in regions]
@@ -77,8 +66,34 @@ def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple
         "guard_calls": len(lookups),
         "compiles": [[cid, int(round((e - s) * 1e6))] for cid, s, e in compiles if e > t0_wall and s < t1_wall],
         "kernels": {name: [calls, ns // 1000] for name, (calls, ns) in sorted(kernels.items())},
+        # kernel time whose launching op was not found (it counts in no graph): a check on the link above
+        "unlinked_device_us": (sum(ns for _, ns in kernels.values()) - sum(ns for _, ns in launched)) // 1000,
         "truncated": truncated,
     }
+
+
+def device_kernels(cpu: list[Any], device: list[Any]) -> tuple[dict[str, list[int]], list[tuple[int, int]]]:
+    """Device time per kernel name, and (host time of the launching op, device ns) of every kernel, sorted.
+
+    A kernel is linked to the PyTorch op or ``record_function`` that was innermost on the host when it was launched
+    (Inductor wraps each Triton launch in one named after the kernel): the kernel's ``linked_correlation_id()`` is
+    that op's ``correlation_id()``, as torch.autograd.profiler joins them for ``FunctionEvent.kernels`` (frontend
+    events are the CPU events whose own linked id is 0). The op's start places the kernel in the compiled region
+    that launched it; the kernel's own device timestamps cannot, they run later and overlap the next host work.
+    """
+    op_start = {e.correlation_id(): e.start_ns() for e in cpu if e.linked_correlation_id() == 0}
+    kernels: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    launched: list[tuple[int, int]] = []
+    for e in device:
+        if e.duration_ns() <= 0 or e.name().startswith(("Memcpy", "Memset")) or e.is_user_annotation():
+            continue
+        kernels[e.name()][0] += 1
+        kernels[e.name()][1] += e.duration_ns()
+        host = op_start.get(e.linked_correlation_id())
+        if host is not None:
+            launched.append((host, e.duration_ns()))
+    launched.sort()
+    return kernels, launched
 
 
 def _span(e: Any) -> tuple[int, int]:
