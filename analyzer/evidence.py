@@ -29,6 +29,11 @@ def evidence_kind(cls: type[Evidence]) -> type[Evidence]:
     return cls
 
 
+def registered_kinds() -> dict[str, type[Evidence]]:
+    """Every evidence kind this version reads and writes."""
+    return dict(_KINDS)
+
+
 def evidence_class(kind: str | None) -> type[Evidence]:
     """The class registered for ``kind``; unknown kinds (a newer export) read back as ``OtherEvidence``."""
     return _KINDS.get(kind or "", OtherEvidence)
@@ -46,13 +51,17 @@ class Evidence:
         for name, value in vars(self).items():
             if name == "kind" or name in self.LAID_OUT or value is None or value == "" or value == [] or value == {}:
                 continue
-            rows.append((name.replace("_", " "), _plain(value)))
+            rows.append((_label(name), _plain(value)))
         return rows
+
+
+def _label(name: str) -> str:
+    return name[:-2].replace("_", " ") + " (s)" if name.endswith("_s") else name.replace("_", " ")
 
 
 def _plain(value: Any) -> str:
     if isinstance(value, float):
-        return f"{value:g}"
+        return f"{value:.3g}"
     if isinstance(value, dict):
         return ", ".join(f"{k}: {_plain(v)}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
@@ -138,6 +147,12 @@ class RecompileEvidence(Evidence):
         others = sorted(set(self.failures) - {self.guard})
         if others:
             rows.append(("other failures", "; ".join(others)))
+        if len(self.frames) > 1:
+            rows.append(("frames", ", ".join(self.frames)))
+        if len(self.call_sites) > 1:
+            rows.append(("called from", ", ".join(self.call_sites)))
+        if self.automatic_dynamic:
+            rows.append(("then made dynamic", ", ".join(self.automatic_dynamic)))
         return rows
 
 
@@ -214,6 +229,15 @@ class CompileCostEvidence(Evidence):
     cache: dict[str, str] = field(default_factory=dict)
     total_compile_time_s: float = 0.0
 
+    def facts(self) -> list[tuple[str, str]]:
+        rows = [("compile time", f"{self.compile_time_s:.3g} s of {self.total_compile_time_s:.3g} s in the run "
+                                 f"({self.share:.0%})")]
+        if self.stages:
+            rows.append(("stages", ", ".join(f"{k} {v:.3g} s" for k, v in self.stages.items())))
+        if self.cache:
+            rows.append(("cache", _plain(self.cache)))
+        return rows
+
 
 @evidence_kind
 @dataclass(kw_only=True)
@@ -250,7 +274,7 @@ class OtherEvidence(Evidence):
     values: dict[str, Any] = field(default_factory=dict)
 
     def facts(self) -> list[tuple[str, str]]:
-        return [(k.replace("_", " "), _plain(v)) for k, v in self.values.items() if v not in (None, "", [], {})]
+        return [(_label(k), _plain(v)) for k, v in self.values.items() if v not in (None, "", [], {})]
 
 
 @evidence_kind
