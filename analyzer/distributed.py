@@ -22,6 +22,7 @@ _PARAM = re.compile(r"(\w*_parameters_\w+?)_?\s*:\s*\"(\w+)\[([^\]]*)\]")
 _FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in [^,]+, code: (.*)")
 _DTYPE_BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "b8": 1,
                 "c64": 8, "c128": 16, "f8e4m3fn": 1, "f8e5m2": 1}
+WRAPPER_CLASSES = {"DDP", "DistributedDataParallel", "FSDP", "FullyShardedDataParallel"}
 WRAPPERS = {  # a path fragment of the wrapper's module -> its name
     "nn/parallel/distributed.py": "DistributedDataParallel",
     "distributed/fsdp/": "FullyShardedDataParallel",
@@ -96,3 +97,46 @@ def format_bytes(n: int | None) -> str:
     if n is None:
         return "? bytes"
     return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 2**10:.1f} KiB" if n >= 2**10 else f"{n} B"
+
+
+def wrapper_compile_calls(module) -> list:
+    """The ``torch.compile(DDP(...), ...)`` calls (or FSDP) of a libcst module, by the names as written."""
+    import libcst as cst
+
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if _dotted(node.func) in ("torch.compile", "compile") and node.args and node.args[0].keyword is None:
+                inner = node.args[0].value
+                if isinstance(inner, cst.Call) and (_dotted(inner.func) or "").rsplit(".", 1)[-1] in WRAPPER_CLASSES:
+                    found.append(node)
+
+    module.visit(Finder())
+    return found
+
+
+def compile_line(text: str) -> int | None:
+    """The line of the single ``torch.compile(DDP(...))`` call in a source text, if there is exactly one."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
+    except cst.ParserSyntaxError:
+        return None
+    calls = wrapper_compile_calls(wrapper.module)
+    if len(calls) != 1:
+        return None
+    return wrapper.resolve(PositionProvider)[calls[0]].start.line
+
+
+def _dotted(node) -> str | None:
+    import libcst as cst
+
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import libcst as cst
+from tdiag.analyzer.distributed import wrapper_compile_calls
 from tdiag.analyzer.evidence import DistributedEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, replace_nodes
-from tdiag.analyzer.suggestions.syntax import dotted
 
-WRAPPER_NAMES = {"DDP", "DistributedDataParallel", "FSDP", "FullyShardedDataParallel"}
 WHY = (
     "DDP's forward breaks the graph before it calls your model; after that break Dynamo does not compile torch's "
     "own module code (nn.Sequential, nn.TransformerEncoder, ...) entered from eager code, so nothing is compiled. "
@@ -22,9 +21,11 @@ ALTERNATIVES = [
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     evidence = evidence_as(finding.evidence, DistributedEvidence)
+    if not evidence.wrapper:
+        return _not_wrapped(finding)
     path = (evidence.compile_line or "").rpartition(":")[0] or finding.path
     tree = ctx.tree(path)
-    outer = [c for c in tree.nodes(cst.Call) if is_compile_of_wrapper(tree, c)]
+    outer = wrapper_compile_calls(tree.module)
     if len(outer) != 1:
         raise NoPatch("no single torch.compile(DDP(...)) call in the recorded source")
     call = outer[0]
@@ -46,6 +47,8 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    if not evidence_as(finding.evidence, DistributedEvidence).wrapper:
+        return _not_wrapped(finding)
     return Suggestion(
         title="Compile the model before wrapping it (DDP(torch.compile(model))), or wrap it in your own nn.Module",
         why=WHY,
@@ -53,15 +56,6 @@ def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     )
 
 
-def is_compile_call(tree, call: cst.Call) -> bool:
-    return (tree.qualified(call.func) or dotted(call.func) or "") == "torch.compile"
-
-
-def is_compile_of_wrapper(tree, call: cst.Call) -> bool:
-    """``torch.compile(DDP(...), ...)`` (or FSDP), however the names were imported."""
-    if not is_compile_call(tree, call):
-        return False
-    if not call.args or call.args[0].keyword is not None or not isinstance(call.args[0].value, cst.Call):
-        return False
-    inner = tree.qualified(call.args[0].value.func) or dotted(call.args[0].value.func) or ""
-    return inner.rsplit(".", 1)[-1] in WRAPPER_NAMES
+def _not_wrapped(finding: Finding) -> Suggestion:
+    return Suggestion(title=finding.fix[:1].upper() + finding.fix[1:], why=finding.evidence.reason if finding.evidence else "",
+                      patch_note="no patch: the cause is elsewhere (see the other findings of this run)")
