@@ -20,11 +20,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tdiag.tracer.sources import SourceSnapshotter
+from tdiag.tracer.torch_trace import LogHead, TraceLog, find_trace_logs, read_head, slim_metadata
+
 import tdiag
 from tdiag.errors import TdiagError
 from tdiag.record import RecordWriter, record_file_name
-from tdiag.tracer.sources import SourceSnapshotter
-from tdiag.tracer.torch_trace import LogHead, TraceLog, find_trace_logs, read_head, slim_metadata
 
 # Ranks of one job start together; logs further apart than this were probably not written by one job.
 SAME_JOB_START_SPREAD_S = 3600.0

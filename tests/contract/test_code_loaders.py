@@ -14,8 +14,8 @@ import pytest
 from rich.console import Console
 from tdiag.analyzer import build
 from tdiag.analyzer.events import BlobStore, CodeUnavailable
-from tdiag_testing import run_tdiag
 from tdiag.tui.screens.graphs import graph_summary
+from tdiag_testing import run_tdiag
 
 PROGRAM = Path(__file__).parent / "programs" / "long_graph.py"
 

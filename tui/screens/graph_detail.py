@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from tdiag.analyzer.kernel_modules import module_label
 from tdiag.analyzer.events import CodeUnavailable
+from tdiag.analyzer.kernel_modules import module_label
 from tdiag.analyzer.model import Analysis, CompiledGraph, Kernel
 from tdiag.tui.format import seconds, site_label
 from tdiag.tui.messages import ShowSource
