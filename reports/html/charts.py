@@ -24,6 +24,9 @@ _LAYOUT = dict(
 )
 _HOVER_LIMIT = 3  # guard failures listed in a recompile's hover text
 _STATUS_COLORS = {"ok": "#3b7dd8", "failed": "#c62828", "skipped": "#f9a825", "empty": "#9e9e9e"}
+# Beyond this many frames the timeline is one trace (frames separated by gaps): plotly lays out hundreds of traces
+# slowly, one trace of thousands of points quickly.
+TIMELINE_TRACE_LIMIT = 40
 
 
 @dataclass
@@ -93,7 +96,7 @@ def compile_time_chart(analysis: Analysis) -> Chart | None:
             traces,
             barmode="stack",
             height=max(220, 40 + 28 * len(labels)),
-            xaxis=dict(title="seconds"),
+            xaxis=dict(title="seconds", automargin=True),
             yaxis=dict(automargin=True, autorange="reversed"),
         ),
     )
@@ -108,7 +111,7 @@ def recompile_timeline_chart(analysis: Analysis) -> Chart | None:
     use_time = len(starts) == len(analysis.graphs)
     order = {g.key: i for i, g in enumerate(analysis.graphs)}
     reasons = {GraphKey(r.rank, r.compile_id): [f.text for f in r.failures] for r in analysis.recompiles}
-    traces = []
+    traces: list[dict[str, Any]] = []
     for graphs in frames.values():
         label = _frame_label(graphs[0])
         xs, texts, symbols = [], [], []
@@ -133,6 +136,8 @@ def recompile_timeline_chart(analysis: Analysis) -> Chart | None:
                 hovertemplate="%{text}<extra></extra>",
             )
         )
+    if len(traces) > TIMELINE_TRACE_LIMIT:
+        traces = [_one_trace(traces)]
     return Chart(
         "chart-recompiles",
         "Recompilation timeline",
@@ -141,9 +146,32 @@ def recompile_timeline_chart(analysis: Analysis) -> Chart | None:
             traces,
             height=max(220, 60 + 30 * len(frames)),
             showlegend=False,
-            xaxis=dict(title="seconds since first compile" if use_time else "compile order"),
+            xaxis=dict(title="seconds since first compile" if use_time else "compile order", automargin=True),
             yaxis=dict(automargin=True, autorange="reversed"),
         ),
+    )
+
+
+def _one_trace(traces: list[dict[str, Any]]) -> dict[str, Any]:
+    """The frames' traces as one, a gap (None) between frames so no line joins two of them."""
+    merged: dict[str, list[Any]] = {"x": [], "y": [], "text": [], "symbol": []}
+    for trace in traces:
+        if merged["x"]:
+            for values in merged.values():
+                values.append(None)
+        merged["x"] += trace["x"]
+        merged["y"] += trace["y"]
+        merged["text"] += trace["text"]
+        merged["symbol"] += trace["marker"]["symbol"]
+    return dict(
+        type="scatter",
+        name="compiles",
+        x=merged["x"],
+        y=merged["y"],
+        mode="lines+markers",
+        marker=dict(symbol=merged["symbol"], size=10),
+        text=merged["text"],
+        hovertemplate="%{text}<extra></extra>",
     )
 
 
@@ -166,7 +194,13 @@ def kernel_kind_chart(analysis: Analysis) -> Chart | None:
         "chart-kernels",
         "Kernels by lowering kind",
         "How Inductor lowered the graphs; fallback and extern kernels run outside generated code.",
-        _figure(traces, barmode="stack", height=300, yaxis=dict(title="kernels")),
+        _figure(
+            traces,
+            barmode="stack",
+            height=300,
+            xaxis=dict(automargin=True),
+            yaxis=dict(title="kernels", automargin=True),  # room for the widest count, not only its last digit
+        ),
     )
 
 
@@ -196,7 +230,7 @@ def graph_size_chart(analysis: Analysis) -> Chart | None:
         _figure(
             traces,
             height=300,
-            xaxis=dict(title="compile id", type="category", categoryorder="array", categoryarray=ids),
-            yaxis=dict(title="ops"),
+            xaxis=dict(title="compile id", type="category", categoryorder="array", categoryarray=ids, automargin=True),
+            yaxis=dict(title="ops", automargin=True),
         ),
     )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -81,5 +83,12 @@ def parse(html: str) -> Node:
 
 
 def script_json(root: Node, id_: str) -> Any:
-    """The JSON data the page embeds in ``<script type="application/json" id=...>``."""
-    return json.loads(root.by_id(id_).text())
+    """The JSON data the page embeds in ``<script id=...>``, inflated as the page does when it is packed."""
+    return json.loads(payload_text(root, id_))
+
+
+def payload_text(root: Node, id_: str) -> str:
+    node = root.by_id(id_)
+    if node.attrs.get("data-encoding") == "deflate-base64":
+        return zlib.decompress(base64.b64decode(node.text())).decode("utf-8")
+    return node.text()

@@ -45,14 +45,21 @@ def open_report(context, report_file, fragment: str = ""):
     page = context.new_page()
     log = PageLog(page)
     page.goto(path.as_uri() + fragment)
-    page.wait_for_load_state("load")
+    wait_ready(page)
     return page, log, analysis
+
+
+def wait_ready(page, stage: str = "findings") -> None:
+    """The page inflates its data before the findings work, and draws the charts after: wait for ``stage``."""
+    stages = ["findings", "charts"][["findings", "charts"].index(stage):]
+    page.wait_for_function(f"() => {stages!r}.includes(document.documentElement.dataset.ready)")
 
 
 def test_loads_cleanly_and_renders_every_chart(context, report_file, artifacts: Path) -> None:
     page, log, analysis = open_report(context, report_file)
     charts = page.eval_on_selector_all("div.chart", "els => els.map(e => e.id)")
     assert len(charts) == 4
+    wait_ready(page, "charts")
     for chart_id in charts:
         page.wait_for_selector(f"#{chart_id} svg.main-svg", state="attached")
     page.screenshot(path=str(artifacts / "html-report.png"), full_page=True)
@@ -69,6 +76,7 @@ def test_loads_cleanly_and_renders_every_chart(context, report_file, artifacts: 
 
 def test_hostile_text_is_text_and_runs_nothing(context, report_file) -> None:
     page, log, analysis = open_report(context, report_file)
+    wait_ready(page, "charts")
     # open everything, including the lazily loaded generated code and the charts' hover labels
     page.eval_on_selector_all("details", "els => els.forEach(e => { e.open = true; })")
     page.wait_for_timeout(100)
@@ -78,7 +86,8 @@ def test_hostile_text_is_text_and_runs_nothing(context, report_file) -> None:
     page.wait_for_timeout(200)
     assert log.dialogs == []
     assert page.evaluate("document.querySelectorAll('img').length") == 0
-    assert page.evaluate("document.querySelectorAll('script').length") == 5
+    # four payloads (data, code, charts, plotly.js), the page script, and plotly.js once inflated and run
+    assert page.evaluate("document.querySelectorAll('script').length") == 6
     body = page.inner_text("body")
     assert SCRIPT_PAYLOAD in body and IMG_PAYLOAD in body
     assert page.text_content("details.code[data-code='k1'] > pre") == analysis.code["k1"]
@@ -217,6 +226,7 @@ def test_lazy_finding_by_permalink_search_and_copy(context, many_file) -> None:
     # search reaches lazily built findings through their data (the patch text is not in the shell)
     page.goto(path.as_uri())
     page.reload()
+    wait_ready(page)
     needle = f"torch.where_{index}("
     page.fill("#search", needle)
     assert visible_ids(page) == [anchor]
@@ -252,3 +262,40 @@ def test_top_findings_readable_without_javascript(browser, many_file) -> None:
         assert "30 more findings" in page.inner_text("#findings")
     finally:
         ctx.close()
+
+
+def _big_numbers_analysis() -> Analysis:
+    """Counts in the thousands (4-5 digit tick labels) and 60 frames (the timeline drawn as one trace)."""
+    from tdiag.analyzer.model import CompiledGraph, Kernel, Summary
+
+    graphs = [
+        CompiledGraph(compile_id=f"{i}/0", frame_id=i, frame_compile_id=0, code_name=f"forward_{i}",
+                      path=f"pkg/models/very_long_module_name_{i}.py", line=10 + i, op_count=12000 + 37 * i,
+                      compile_time_s=0.5, stages={"dynamo": 0.2, "aot": 0.3}, start_time=float(i),
+                      kernels=[Kernel(name=f"k{i}_{k}", kind="pointwise" if k % 4 else "reduction", backend="triton")
+                               for k in range(40)])
+        for i in range(60)
+    ]
+    return Analysis(graphs=graphs, summary=Summary(graphs=len(graphs)))
+
+
+def test_axis_labels_inside_their_charts(context, tmp_path) -> None:
+    path = tmp_path / "big.html"
+    write_html(_big_numbers_analysis(), path)
+    page, log, _ = open_report(context, (path, None))
+    wait_ready(page, "charts")
+    outside = page.evaluate(
+        """() => Array.from(document.querySelectorAll("div.chart")).flatMap(chart => {
+            const box = chart.getBoundingClientRect();
+            const labels = chart.querySelectorAll(".xtick text, .ytick text, .g-xtitle text, .g-ytitle text");
+            if (!labels.length) return [chart.id + ": no axis labels drawn"];
+            return Array.from(labels).filter(t => {
+                const r = t.getBoundingClientRect();
+                return r.left < box.left - 1 || r.right > box.right + 1
+                    || r.top < box.top - 1 || r.bottom > box.bottom + 1;
+            }).map(t => chart.id + ": " + t.textContent);
+        })"""
+    )
+    assert outside == []
+    assert page.eval_on_selector_all("div.chart", "els => els.length") == 4
+    assert log.errors == []

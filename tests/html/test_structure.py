@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fixtures.analysis_factory import IMG_PAYLOAD, PLOTLY_STUB, SCRIPT_PAYLOAD, hostile_analysis, hostile_many
 from plotly.offline import get_plotlyjs
-from report_dom import Node, parse, script_json
+from report_dom import Node, parse, payload_text, script_json
 from tdiag.analyzer.evidence import BreakEvidence
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.reports.html import render_html, write_html
@@ -318,7 +318,10 @@ def test_write_html_inlines_plotly(tmp_path, analysis: Analysis) -> None:
     write_html(analysis, out)
     text = out.read_text(encoding="utf-8")
     assert text == render_html(analysis)
-    assert text.count(get_plotlyjs()) == 1
+    # packed (deflated, base64) once, and inflating it gives plotly.js exactly
+    assert payload_text(parse(text), "tdiag-plotly") == get_plotlyjs()
+    assert len(re.findall(r"<script[ >]", text)) == 5
+    assert len(text.encode()) < 0.5 * len(get_plotlyjs().encode())
 
 
 def test_recorded_sample_renders() -> None:
