@@ -50,7 +50,7 @@ def attach(analysis: Analysis, log: Any) -> None:
             _add_skip(infos[(ev.rank, cid)], parse_skip(reason, "compile", paths.is_library), paths)
     pending_key: dict[tuple[Any, str], str] = {}  # torch logs the symint key just before the recording it causes
     for entry in log.logs:
-        text, cid = entry.get("text"), entry.get("compile_id")
+        text, cid = entry.get("msg"), entry.get("compile_id")
         if not isinstance(text, str) or not isinstance(cid, str) or "cudagraph" not in str(entry.get("logger")):
             continue
         key = (entry.get("rank"), cid)

@@ -51,7 +51,7 @@ class DecisionFilter(logging.Filter):
                         "type": "log",
                         "logger": self.logger.name,
                         "level": record.levelname,
-                        "text": text,
+                        "msg": text,
                         "compile_id": _compile_id(text),
                     }
                 )

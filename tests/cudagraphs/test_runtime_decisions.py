@@ -29,7 +29,7 @@ def metrics(cid: str, name: str, line: int, path: str) -> dict:
 def cudagraph_log(level: str, text: str, cid: str) -> dict:
     # what compiler/cudagraph_watch.py writes for a record of torch's cudagraphs artifact loggers
     logger = "torch._inductor.cudagraph_trees.__cudagraphs" if "Recording" in text else "torch._inductor.cudagraph_utils.__cudagraphs"
-    return {"type": "log", "logger": logger, "level": level, "text": text, "compile_id": cid}
+    return {"type": "log", "logger": logger, "level": level, "msg": text, "compile_id": cid}
 
 
 def recording(cid: str, graph_id: int, batch: int) -> list[dict]:
