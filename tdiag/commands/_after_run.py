@@ -21,7 +21,7 @@ def show_results(args, run_dir: Path, lead: bool) -> None:
     try:
         from tdiag.analyzer import build
 
-        analysis = build(run_dir)
+        analysis = build(run_dir, suggestions=bool(args.html or tui))  # the summary alone needs no patches (libcst)
     except Exception as exc:
         print(f"tdiag: the record in {run_dir} could not be analysed: {exc}", file=sys.stderr)
         return
