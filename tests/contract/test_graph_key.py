@@ -103,3 +103,16 @@ def test_html_graphs_and_recompiles_sections_keep_ranks_apart():
     assert "on rank 0" in recompiles and "on rank 1" in recompiles
     labels = re.findall(r'<details class="graph"[^>]*>\s*<summary><code>([^<]*)</code>', html)
     assert labels == [g.key.label for g in analysis.graphs] and len(set(labels)) == 2
+
+
+def test_tui_finding_opens_its_own_ranks_graph():
+    analysis = two_ranks_one_compile_id()  # the one finding happened on rank 1 only
+
+    async def scenario():
+        app = make_app(analysis)
+        async with app.run_test(size=(140, 44)) as pilot:
+            await pilot.press("2", "g")
+            await pilot.pause()
+            return app.screen.graph if isinstance(app.screen, GraphDetailScreen) else app.screen
+
+    assert asyncio.run(scenario()) is _rank(analysis, 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from tdiag.analyzer.model import Finding
 from tdiag.tui.format import finding_site, severity_text
-from tdiag.tui.messages import OpenInEditor, ShowSource
+from tdiag.tui.messages import OpenInEditor, ShowGraph, ShowSource
 from tdiag.tui.query import SORT_KEYS, FindingQuery, cycle
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.screens.overview import all_clear
@@ -34,6 +34,7 @@ class FindingsScreen(TdiagScreen):
         Binding("d", "divergence", "Divergence", show=False),
         Binding("x", "clear_filters", "Clear", show=False),
         Binding("e", "edit", "Edit"),
+        Binding("g", "open_graph", "Graph of the finding", show=False),
         Binding("escape", "escape", "Back", show=False),
     ]
 
@@ -219,6 +220,20 @@ class FindingsScreen(TdiagScreen):
         finding = self.selected_finding
         if finding is not None:
             self.post_message(OpenInEditor(finding.path, finding.line))
+
+    def action_open_graph(self) -> None:
+        """The compiled graph the finding concerns, on the rank the list is filtered to when it names one."""
+        finding = self.selected_finding
+        if finding is None:
+            return
+        keys = finding.graph_keys
+        if self.query_state.rank is not None:
+            keys = [k for k in keys if str(k.rank) == self.query_state.rank] or keys
+        key = next((k for k in keys if self.analysis.graph(k) is not None), None)
+        if key is None:
+            self.notify("No compiled graph is recorded for this finding.", severity="information")
+            return
+        self.post_message(ShowGraph(key))
 
     def _focus_table(self) -> None:
         if self.analysis.findings:
