@@ -384,7 +384,9 @@ class Builder:
         a = self.analysis
         kinds = Counter(k.kind for g in a.graphs for k in g.kernels)
         return Summary(
-            graphs=sum(1 for g in a.graphs if g.status == "ok" and g.graph_code_ref is not None),
+            # graphs Dynamo captured (torch's dynamo_output_graph), one whose backend then failed included: that
+            # failure is counted in eager_fallbacks and reported as CMP003
+            graphs=sum(1 for g in a.graphs if g.status in ("ok", "failed") and g.graph_code_ref is not None),
             graph_breaks=len(a.breaks),
             break_sites=len({b.site.key for b in a.breaks}),
             recompiles=len(a.recompiles),
@@ -447,6 +449,8 @@ def _str(v: Any) -> str | None:
 # when the module has hooks) and library forward methods are named after the object the user compiled.
 _WRAPPED_SELF = re.compile(r"""^(?:___check_type_id|___check_obj_id)\(L\['(fn|self)'\].*type=<class '([\w.]+)'>""")
 TORCH_WRAPPERS = {"inner", "_fn", "_call_impl", "_wrapped_call_impl"}
+# Decorators libraries put around forward (transformers' `can_return_tuple` / `auto_docstring` make `wrapper`).
+DECORATOR_NAMES = {"wrapper", "wrapped", "_wrapper", "inner", "decorated", "new_forward", "forward_wrapper"}
 
 
 def compiled_name(code_name: str, path: str, guards, is_library: bool) -> str:
@@ -462,5 +466,5 @@ def compiled_name(code_name: str, path: str, guards, is_library: bool) -> str:
         if m.group(1) == "fn" and code_name in TORCH_WRAPPERS:
             return f"{cls}.forward"
         if m.group(1) == "self":
-            return f"{cls}.{code_name}"
+            return f"{cls}.forward" if code_name in DECORATOR_NAMES else f"{cls}.{code_name}"
     return code_name

@@ -105,9 +105,12 @@ def parse_graph_break(text: str) -> ParsedBreak:
 
 # -- recompile reasons ----------------------------------------------------------------------------------------
 ENTRY_PREFIX = re.compile(r"^(?P<entry>\d+/\d+):\s*(?P<rest>.*)$", re.S)
+# The name may hold quotes (``tensor 'kwargs['input_ids']'``, a parameter's ``self._modules['fc']...``), and torch
+# may add advice after the values ("... actual BFloat16. Guard failed on a parameter, consider ...").
 TENSOR_MISMATCH = re.compile(
-    r"tensor '(?P<name>[^']+)' (?P<what>size|stride|dtype|device|requires_grad|dispatch key set|rank|type)"
-    r"(?: mismatch| changed)(?: at index (?P<dim>\d+))?\.?\s*(?:expected (?P<expected>[^,]+?))?(?:,\s*actual (?P<actual>.+?))?\s*$"
+    r"tensor '(?P<name>.+?)' (?P<what>size|stride|dtype|device|requires_grad|dispatch key set|rank|type)"
+    r"(?: mismatch| changed)(?: at index (?P<dim>\d+))?\.?\s*(?:expected (?P<expected>[^,]+?))?"
+    r"(?:,\s*actual (?P<actual>[^\s,]+?)\.?(?:\s.*)?)?\s*$"
 )
 GUARD_COMMENT = re.compile(r"\s+#\s*(?P<source>.*?)\s+#\s*(?P<loc>\S+):(?P<line>\d+) in (?P<func>\S+)\s*$")
 COMPARISON = re.compile(r"^(?P<subject>.+?)\s*(?P<op>==|!=|<=|>=|<|>)\s*(?P<value>.+?)$")

@@ -167,6 +167,10 @@ def subject_name(failure: GuardFailure | None) -> str:
     if "___stack" in s:
         # A resume function's argument: a value computed before a graph break (e.g. an .item() result).
         return "a value carried across a graph break (e.g. an .item() result)"
+    # module attributes as the user names them: self._modules['h']._modules['0']._parameters['bias'] -> h.0.bias
+    s = re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", s)
+    s = re.sub(r"^L\['self'\]\.|^self\.", "", s)
+    s = re.sub(r"^(?:L\['kwargs'\]|kwargs)\['([^']+)'\]$", r"\1", s)  # a keyword argument: input_ids=...
     for prefix in ("L['", "G['"):
         if s.startswith(prefix) and s.endswith("']"):
             return s[len(prefix) : -2]
