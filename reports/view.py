@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tdiag.analyzer.evidence import BreakEvidence, Evidence, RecompileEvidence
-from tdiag.analyzer.model import Finding, Frame, Suggestion
+from tdiag.analyzer.model import Finding, Frame, GraphKey, Suggestion
 
 SOURCE_NOT_AVAILABLE = "source not available"
 
@@ -49,7 +49,8 @@ class FindingView:
     facts: list[tuple[str, str]]  # every other piece of evidence, as label/value
     stack: list[StackLine]  # user stack, innermost last; empty when it would only repeat the site
     suggestion: Suggestion | None
-    graphs: list[str]  # compile ids, with the rank when the run had several
+    graphs: list[str]  # compile ids, with the rank when the finding spans several
+    graph_keys: list[GraphKey | None]  # the graph each of ``graphs`` names, where the rule recorded it
     ranks: list[tuple[str, int]] = field(default_factory=list)  # per-rank occurrences (multi-rank runs)
 
 
@@ -82,7 +83,8 @@ def finding_view(finding: Finding, sources: dict[str, str]) -> FindingView:
         facts=ev.facts() if ev is not None else [],
         stack=_stack(finding, brk.user_stack, sources),
         suggestion=finding.suggestion,
-        graphs=_graphs(finding),
+        graphs=[label for label, _ in _graphs(finding)],
+        graph_keys=[key for _, key in _graphs(finding)],
         ranks=_ranks(finding),
     )
 
@@ -107,10 +109,11 @@ def _line(frame: Frame, sources: dict[str, str]) -> StackLine:
     return StackLine(frame.path, frame.line, frame.function, code or "", frame.is_user)
 
 
-def _graphs(finding: Finding) -> list[str]:
-    if finding.graph_keys and len({k.rank for k in finding.graph_keys}) > 1:
-        return [k.label for k in finding.graph_keys]
-    return list(finding.compile_ids)
+def _graphs(finding: Finding) -> list[tuple[str, GraphKey | None]]:
+    if not finding.graph_keys:
+        return [(cid, None) for cid in finding.compile_ids]
+    several = len({k.rank for k in finding.graph_keys}) > 1
+    return [(k.label if several else k.compile_id, k) for k in finding.graph_keys]
 
 
 def _ranks(finding: Finding) -> list[tuple[str, int]]:

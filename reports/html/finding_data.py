@@ -14,7 +14,7 @@ from .strings import StringTable
 FIELDS = (
     "rank", "anchor", "code", "name", "family", "severity", "path", "line", "column", "end_column", "function",
     "source", "message", "fix", "reason", "gb_id", "gb_url", "explanation", "hints", "same_as", "guard", "expected",
-    "actual", "facts", "occurrences", "compile_ids", "library_frame", "ranks", "stack", "suggestion",
+    "actual", "facts", "occurrences", "compile_ids", "graph_refs", "library_frame", "ranks", "stack", "suggestion",
 )  # fmt: skip
 
 
@@ -54,7 +54,8 @@ def _row(v: Any, s: StringTable) -> list[Any]:
         "actual": s(v.actual),
         "facts": [[s(label), s(value)] for label, value in v.facts],
         "occurrences": f.occurrences,
-        "compile_ids": s.many(v.graphs),
+        "compile_ids": s.many([label for label, _ in v.graph_links]),
+        "graph_refs": [dom for _, dom in v.graph_links],  # dom id of each compile's graph, or null
         "library_frame": [s(lib.path), lib.line, s(lib.function)] if lib else None,
         "ranks": [[s(r), n] for r, n in v.per_rank],
         "stack": [[s(fr.path), fr.line, s(fr.function), s(fr.code), int(fr.is_user)] for fr in v.user_stack],

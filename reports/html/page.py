@@ -47,7 +47,7 @@ class FindingView:
     expected: str
     actual: str
     facts: list[tuple[str, str]]
-    graphs: list[str]  # compile ids, with the rank when the finding spans several
+    graph_links: list[tuple[str, str | None]]  # (compile id label, dom id of that graph in the Graphs section)
     per_rank: list[tuple[str, int]]
     gb_url: str | None
     ranks: str  # "0 1 3": ranks where it occurred, for the rank selector
@@ -187,6 +187,7 @@ def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[s
     # torch's explanation and hints are per break type: with hundreds of findings, repeating them would make the
     # page mostly boilerplate, so later findings link to the first one that shows them
     explained: dict[tuple[str, tuple[str, ...]], tuple[str, int]] = {}
+    graph_dom = {g.key: _graph_dom_id(i) for i, g in enumerate(analysis.graphs)}
     views = []
     for rank, f in enumerate(analysis.findings, start=1):
         # two files with one basename can give one anchor; later ones get a suffix so every permalink is unique
@@ -211,7 +212,7 @@ def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[s
                 expected=shared.expected,
                 actual=shared.actual,
                 facts=shared.facts,
-                graphs=shared.graphs,
+                graph_links=[(label, graph_dom.get(key)) for label, key in zip(shared.graphs, shared.graph_keys)],
                 per_rank=shared.ranks,
                 gb_url=safe_url(f.gb_url),
                 ranks=" ".join(r for r, n in f.ranks.items() if n),
@@ -237,6 +238,10 @@ def _sources(analysis: Analysis, slugs: dict[str, str], findings: list[FindingVi
     return sorted(files, key=lambda sf: (sf.finding_count == 0, sf.path))
 
 
+def _graph_dom_id(index: int) -> str:
+    return f"graph-{index}"
+
+
 def _graph_view(analysis: Analysis, graph: CompiledGraph, index: int) -> GraphView:
     groups: dict[str, list[Kernel]] = {}
     for kernel in graph.kernels:
@@ -249,7 +254,7 @@ def _graph_view(analysis: Analysis, graph: CompiledGraph, index: int) -> GraphVi
     )
     return GraphView(
         g=graph,
-        dom_id=f"graph-{index}",
+        dom_id=_graph_dom_id(index),
         kernel_groups=[KernelGroup(name, kernels) for name, kernels in groups.items()],
         code_refs=refs,
     )

@@ -220,6 +220,10 @@ def test_lazy_finding_by_permalink_search_and_copy(context, many_file) -> None:
     line = analysis.sources[f.path].splitlines()[f.line - 1]
     assert box.locator("pre.excerpt .hit").text_content() == f"{f.line}{line}\n"
     assert box.locator("dl.evidence").is_visible()
+    by_key = {g.key: f"#graph-{i}" for i, g in enumerate(analysis.graphs)}
+    links = box.locator("dl.evidence a[href^='#graph-']")
+    assert [links.nth(i).get_attribute("href") for i in range(links.count())] == [
+        by_key[k] for k in f.graph_keys if k in by_key] != []  # compile ids link to their graphs
     box.locator("button.copy").click()
     page.wait_for_function(f"() => document.querySelector(\"[id='{anchor}'] button.copy\").textContent === 'Copied'")
     assert page.evaluate("navigator.clipboard.readText()") == f.suggestion.patch

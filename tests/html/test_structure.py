@@ -335,3 +335,26 @@ def test_recorded_sample_renders() -> None:
     assert [a.attrs["id"] for a in articles] == [f.anchor for f in analysis.findings]
     assert len(page.by_id("graphs").find_all("details", cls="graph")) == len(analysis.graphs)
     assert set(script_json(page, "tdiag-charts")) == {d.attrs["id"] for d in page.find_all("div", cls="chart")}
+
+
+def test_finding_compile_ids_link_to_their_graphs(dom: Node, analysis: Analysis) -> None:
+    graph_ids = {d.attrs.get("id"): d for d in dom.find("section", id="graphs").find_all("details", cls="graph")}
+    by_key = {g.key: f"graph-{i}" for i, g in enumerate(analysis.graphs)}
+    linked = [f for f in analysis.findings if f.graph_keys]
+    assert linked
+    for f in linked:
+        occurrences = _finding(dom, f).find("dl", cls="evidence")
+        hrefs = [a.attrs["href"] for a in occurrences.find_all("a") if a.attrs.get("href", "").startswith("#graph-")]
+        expected = [f"#{by_key[k]}" for k in f.graph_keys if k in by_key]
+        assert hrefs == expected and all(h[1:] in graph_ids for h in hrefs)
+    assert any(k not in by_key for f in linked for k in f.graph_keys)  # a graph not in the record stays plain text
+
+
+def test_lazy_findings_carry_their_graph_links() -> None:
+    many = hostile_many(FULL_FINDINGS + 5)
+    data = script_json(parse(render(many, plotly_bundle=PLOTLY_STUB)), "tdiag-data")
+    fields = data["findings"]["fields"]
+    rows = [dict(zip(fields, row)) for row in data["findings"]["rows"]]
+    by_key = {g.key: f"graph-{i}" for i, g in enumerate(many.graphs)}
+    lazy = many.findings[FULL_FINDINGS:]
+    assert [r["graph_refs"] for r in rows] == [[by_key.get(k) for k in f.graph_keys] for f in lazy]

@@ -161,7 +161,10 @@ window.tdiagBuild = (function () {
     var occ = [String(f.occurrences)];
     if (f.compile_ids.length) {
       occ.push(" in compile" + (f.compile_ids.length > 1 ? "s" : "") + " ");
-      occ = occ.concat(spaced(f.compile_ids.map(function (i) { return h("code", null, [s(i)]); })));
+      occ = occ.concat(spaced(f.compile_ids.map(function (i, n) {
+        var code = h("code", null, [s(i)]);
+        return f.graph_refs[n] ? h("a", { href: "#" + f.graph_refs[n] }, [code]) : code;
+      })));
     }
     item("Occurrences", h("dd", null, occ));
     if (f.library_frame) {
