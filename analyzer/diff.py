@@ -2,6 +2,9 @@
 
 Findings match on (code, path, line); those left over match on (code, path, function, message), so a finding
 whose line merely moved because code was added above it is "unchanged", not "fixed" plus "new".
+Measured cost (issue 11): each finding present in both runs carries its cost before and after (``CostDelta``), and
+the summary's measured window becomes time per step before/after, split like the window (``RuntimeDelta``). Timing
+deltas are reported, never regressions: a measured window is noisy and machine-dependent.
 Pure: no torch, no rendering.
 """
 
@@ -12,7 +15,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tdiag.analyzer.model import SEVERITY_RANK, Analysis, Finding
+from tdiag.analyzer.model import SEVERITY_RANK, Analysis, Cost, Finding, RuntimeSummary
 
 # Counts whose growth is a regression: each one more means more graphs to launch or more compiles to pay for.
 REGRESSION_COUNTS = ("graphs", "graph_breaks", "recompiles")
@@ -28,12 +31,80 @@ class CountDelta:
         return self.new - self.base
 
 
+@dataclass(frozen=True)
+class CostDelta:
+    """One finding's cost in both runs; ``change`` only when both were measured the same way (ms/step or seconds)."""
+
+    base: Cost | None
+    new: Cost | None
+
+    @property
+    def unit(self) -> str | None:
+        bases = {c.basis for c in (self.base, self.new) if c is not None and c.basis != "none"}
+        if bases == {"measured"} and all(_per_step(c) is not None for c in (self.base, self.new)):
+            return "ms/step"
+        return "s compile" if bases == {"compile"} and self.base and self.new else None
+
+    @property
+    def change(self) -> float | None:
+        if self.unit == "ms/step":
+            return round(_per_step(self.new) - _per_step(self.base), 4)
+        if self.unit == "s compile":
+            return round(self.new.total_s - self.base.total_s, 6)
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"base": _cost_dict(self.base), "new": _cost_dict(self.new), "unit": self.unit, "change": self.change}
+
+
+# The measured window's parts, per step: (name, RuntimeSummary attribute).
+RUNTIME_PARTS = (
+    ("step", "window_s"),
+    ("compiled", "compiled_s"),
+    ("eager", "eager_s"),
+    ("guards", "guard_s"),
+    ("compile", "compile_s"),
+)
+
+
+@dataclass(frozen=True)
+class RuntimeDelta:
+    """Time per step (ms) in each run's measured window, split like the window; None where a run was not measured."""
+
+    base: dict[str, float] | None
+    new: dict[str, float] | None
+    base_reason: str | None = None  # why the base was not measured
+    new_reason: str | None = None
+
+    def change(self, part: str = "step") -> float | None:
+        if self.base is None or self.new is None:
+            return None
+        return round(self.new[part] - self.base[part], 4)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "unit": "ms/step",
+            "base": self.base,
+            "new": self.new,
+            "change": {name: self.change(name) for name, _ in RUNTIME_PARTS} if self.base and self.new else None,
+            "base_reason": self.base_reason,
+            "new_reason": self.new_reason,
+        }
+
+
 @dataclass
 class AnalysisDiff:
     fixed: list[Finding] = field(default_factory=list)
     new: list[Finding] = field(default_factory=list)
     unchanged: list[tuple[Finding, Finding]] = field(default_factory=list)  # (base, new)
     counts: dict[str, CountDelta] = field(default_factory=dict)
+    runtime: RuntimeDelta | None = None  # None when neither record has runtime data
+
+    def cost_delta(self, base: Finding, new: Finding) -> CostDelta | None:
+        """The pair's cost before/after; None when neither run gave it a cost."""
+        if _has_cost(base.cost) or _has_cost(new.cost):
+            return CostDelta(base.cost, new.cost)
+        return None
 
     def regressions(self, fail_on: str = "warning") -> list[str]:
         """Why the new run is worse than the base, one reason per line; empty when it is not."""
@@ -50,17 +121,24 @@ class AnalysisDiff:
         return reasons
 
     def to_dict(self, fail_on: str = "warning") -> dict[str, Any]:
-        return {
+        out = {
             "fixed": [_finding_ref(f) for f in self.fixed],
             "new": [_finding_ref(f) for f in self.new],
-            "unchanged": [{**_finding_ref(n), "base_line": b.line} for b, n in self.unchanged],
+            "unchanged": [{**_finding_ref(n), "base_line": b.line, **self._cost_entry(b, n)} for b, n in self.unchanged],
             "counts": {k: {"base": d.base, "new": d.new, "change": round(d.change, 3)} for k, d in self.counts.items()},
             "regressions": self.regressions(fail_on),
         }
+        if self.runtime is not None:
+            out["runtime"] = self.runtime.to_dict()
+        return out
+
+    def _cost_entry(self, base: Finding, new: Finding) -> dict[str, Any]:
+        delta = self.cost_delta(base, new)
+        return {"cost": delta.to_dict()} if delta is not None else {}
 
 
 def diff(base: Analysis, new: Analysis) -> AnalysisDiff:
-    result = AnalysisDiff(counts=count_deltas(base, new))
+    result = AnalysisDiff(counts=count_deltas(base, new), runtime=runtime_delta(base.summary.runtime, new.summary.runtime))
     base_left, new_left = list(base.findings), list(new.findings)
     for key in (_exact_key, _moved_key):
         pairs, base_left, new_left = _match(base_left, new_left, key)
@@ -82,6 +160,38 @@ def count_deltas(base: Analysis, new: Analysis) -> dict[str, CountDelta]:
     for kind in sorted(set(b.kernels_by_kind) | set(n.kernels_by_kind)):
         deltas[f"kernels.{kind}"] = CountDelta(b.kernels_by_kind.get(kind, 0), n.kernels_by_kind.get(kind, 0))
     return deltas
+
+
+def runtime_delta(base: RuntimeSummary | None, new: RuntimeSummary | None) -> RuntimeDelta | None:
+    if base is None and new is None:
+        return None
+    return RuntimeDelta(_per_step_parts(base), _per_step_parts(new), _not_measured(base), _not_measured(new))
+
+
+def _per_step_parts(r: RuntimeSummary | None) -> dict[str, float] | None:
+    if r is None or r.status != "measured" or not r.steps:
+        return None
+    return {name: round(getattr(r, attr) / r.steps * 1e3, 4) for name, attr in RUNTIME_PARTS}
+
+
+def _not_measured(r: RuntimeSummary | None) -> str | None:
+    if r is None:
+        return "no runtime data in the record"
+    if r.status != "measured":
+        return r.reason or "not measured"
+    return None if r.steps else "no steps measured"
+
+
+def _has_cost(cost: Cost | None) -> bool:
+    return cost is not None and cost.basis != "none"
+
+
+def _per_step(cost: Cost | None) -> float | None:
+    return cost.per_call_ms if cost is not None and cost.basis == "measured" else None
+
+
+def _cost_dict(cost: Cost | None) -> dict[str, Any] | None:
+    return None if cost is None else {"total_s": cost.total_s, "per_call_ms": cost.per_call_ms, "share": cost.share, "basis": cost.basis}
 
 
 def _exact_key(f: Finding) -> Hashable:
@@ -111,7 +221,10 @@ def _match(
 
 
 def _finding_ref(f: Finding) -> dict[str, Any]:
-    return {"code": f.code, "severity": f.severity, "path": f.path, "line": f.line, "function": f.function, "message": f.message}
+    ref = {"code": f.code, "severity": f.severity, "path": f.path, "line": f.line, "function": f.function, "message": f.message}
+    if _has_cost(f.cost):
+        ref["cost"] = _cost_dict(f.cost)
+    return ref
 
 
 def _number(value: float) -> str:

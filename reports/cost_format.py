@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tdiag.analyzer.diff import RUNTIME_PARTS, CostDelta, RuntimeDelta
 from tdiag.analyzer.model import Cost, RuntimeSummary
 
 
@@ -41,3 +42,28 @@ def runtime_parts(runtime: RuntimeSummary) -> list[tuple[str, float]]:
         ("guards", runtime.guard_s),
         ("compile", runtime.compile_s),
     ]
+
+
+def cost_change_label(delta: CostDelta) -> str:
+    """``2.58 ms/step (18%) -> 0.40 ms/step (3%), -2.18 ms/step`` for one finding present in both runs of a diff."""
+    text = f"{cost_label(delta.base)} -> {cost_label(delta.new)}"
+    change = delta.change
+    if change is None:
+        return text
+    return text + f", {change:+.3g} {delta.unit}"
+
+
+def runtime_delta_lines(delta: RuntimeDelta | None) -> list[str]:
+    """Time per step before/after in the measured windows, and how each part of the window moved."""
+    if delta is None:
+        return []
+    if delta.base is None or delta.new is None:
+        base = f"{delta.base['step']:.3g} ms" if delta.base else f"not measured ({delta.base_reason})"
+        new = f"{delta.new['step']:.3g} ms" if delta.new else f"not measured ({delta.new_reason})"
+        return [f"time per step (measured window): {base} -> {new}"]
+    step = delta.change("step")
+    share = f", {step / delta.base['step']:+.0%}" if delta.base["step"] else ""
+    lines = [f"time per step (measured window): {delta.base['step']:.3g} ms -> {delta.new['step']:.3g} ms ({step:+.3g} ms{share})"]
+    parts = [f"{name} {delta.base[name]:.3g} -> {delta.new[name]:.3g}" for name, _ in RUNTIME_PARTS if name != "step"]
+    lines.append("  ms/step: " + ", ".join(parts))
+    return lines

@@ -12,7 +12,7 @@ import sys
 
 from tdiag.analyzer.model import SEVERITIES
 from tdiag.commands._analysis import load_analysis
-from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS
+from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
 
 FORMATS = ("text", "json")
 
@@ -32,12 +32,26 @@ class DiffCommand:
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from tdiag.analyzer.diff import diff
 
-        result = diff(load_analysis(args.base), load_analysis(args.new))
+        base, new = load_analysis(args.base), load_analysis(args.new)
+        result = diff(base, new)
         if args.format == "json":
             sys.stdout.write(json.dumps(result.to_dict(args.fail_on), indent=2) + "\n")
         else:
             sys.stdout.write(render_text(result, args))
+        if _report_incomplete(("base", base), ("new", new)):
+            return EXIT_USAGE  # "no regressions" over a capture that missed events would be a silent all-clear
         return EXIT_FINDINGS if result.regressions(args.fail_on) else EXIT_CLEAN
+
+
+def _report_incomplete(*named) -> bool:
+    from tdiag.analyzer.capture_health import lines
+
+    incomplete = False
+    for label, analysis in named:
+        for line in lines(analysis.run.capture_problems):
+            print(f"tdiag diff: error: {label}: {line}", file=sys.stderr)
+            incomplete = True
+    return incomplete
 
 
 def render_text(result, args: argparse.Namespace) -> str:
@@ -46,14 +60,27 @@ def render_text(result, args: argparse.Namespace) -> str:
     for name, delta in result.counts.items():
         sign = f"{delta.change:+.3f}" if name.endswith("_s") else f"{int(delta.change):+d}"
         out.append(f"  {name:<{width}}  {_fmt(delta.base):>8} -> {_fmt(delta.new):<8} ({sign})")
-    for title, findings in (("fixed", result.fixed), ("new", result.new), ("unchanged", [n for _, n in result.unchanged])):
+    from tdiag.reports.cost_format import cost_change_label, cost_label, runtime_delta_lines
+
+    runtime = runtime_delta_lines(result.runtime)
+    if runtime:
+        out += ["", *runtime]
+    for title, findings in (("fixed", result.fixed), ("new", result.new)):
         out += ["", f"{title} ({len(findings)}):"]
-        out += [f"  {f.path}:{f.line}: {f.code} {f.message}" for f in findings]
+        out += [f"  {f.path}:{f.line}: {f.code} {f.message}{_cost_suffix(cost_label(f.cost))}" for f in findings]
+    out += ["", f"unchanged ({len(result.unchanged)}):"]
+    for b, n in result.unchanged:
+        delta = result.cost_delta(b, n)
+        out.append(f"  {n.path}:{n.line}: {n.code} {n.message}" + (f"  [cost {cost_change_label(delta)}]" if delta else ""))
     regressions = result.regressions(args.fail_on)
     out.append("")
     out.append("regressions:" if regressions else "no regressions")
     out += [f"  {r}" for r in regressions]
     return "\n".join(out) + "\n"
+
+
+def _cost_suffix(label: str) -> str:
+    return "" if label == "-" else f"  [cost {label}]"
 
 
 def _fmt(value: float) -> str:

@@ -7,6 +7,7 @@ shapes that change every step), never copied from the output.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -31,8 +32,13 @@ def _runtime_events(run_dir: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def hot_loop(tmp_path_factory, session_env):
-    return build(_run(tmp_path_factory.mktemp("hot"), session_env, "hot_loop_break.py", "40"))
+def hot_loop_dir(tmp_path_factory, session_env):
+    return _run(tmp_path_factory.mktemp("hot"), session_env, "hot_loop_break.py", "40")
+
+
+@pytest.fixture(scope="module")
+def hot_loop(hot_loop_dir):
+    return build(hot_loop_dir)
 
 
 def test_hot_loop_break_costs_more_and_ranks_first(hot_loop):
@@ -115,3 +121,34 @@ def test_lint_json_and_sarif_carry_cost(hot_loop):
     doc = json.loads(sarif.render(hot_loop, LintOptions()))
     costs = [r["properties"].get("cost") for r in doc["runs"][0]["results"]]
     assert {"totalS": hot.cost.total_s, "perCallMs": hot.cost.per_call_ms, "share": hot.cost.share, "basis": "measured"} in costs
+
+
+def test_diff_shows_cost_and_step_time_deltas(hot_loop_dir, tmp_path, session_env):
+    # the same program with the hot loop cut from 50 to 5 calls a step: that break's cost per step falls about 10x
+    fewer = _run(tmp_path, session_env, "hot_loop_break.py", "40", "5")
+    proc = run_tdiag(["diff", "--format", "json", str(hot_loop_dir), str(fewer)], session_env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # timing alone is never a regression
+    data = json.loads(proc.stdout)
+    (hot,) = [u for u in data["unchanged"] if u["code"].startswith("BRK") and u["function"] == "hot"]
+    cost = hot["cost"]
+    assert cost["unit"] == "ms/step" and cost["base"]["basis"] == cost["new"]["basis"] == "measured"
+    # each side is that run's own measured cost (the per-finding direction is left alone: one profiler hiccup of
+    # tens of ms on this shared machine outweighs 45 calls of a tiny break; the step time below is robust to it)
+    for side, run_dir in (("base", hot_loop_dir), ("new", fewer)):
+        own = next(f for f in build(run_dir).findings if f.family == "BRK" and f.function == "hot").cost
+        assert cost[side]["per_call_ms"] == own.per_call_ms and cost[side]["total_s"] == own.total_s
+    assert cost["change"] == pytest.approx(cost["new"]["per_call_ms"] - cost["base"]["per_call_ms"], abs=1e-3)
+    runtime = data["runtime"]
+    assert runtime["unit"] == "ms/step" and runtime["new"]["step"] < runtime["base"]["step"]
+    assert runtime["change"]["step"] == pytest.approx(runtime["new"]["step"] - runtime["base"]["step"], abs=1e-3)
+    text = run_tdiag(["diff", str(hot_loop_dir), str(fewer)], session_env).stdout
+    assert "time per step (measured window): " in text
+    hot_line = next(line for line in text.splitlines() if "hot_loop_break.py:22: BRK" in line)
+    assert re.search(r"\[cost [\d.e-]+ ms/step \(\d+%\) -> [\d.e-]+ ms/step \(\d+%\), [-+][\d.e-]+ ms/step\]$", hot_line), hot_line
+
+
+def test_diff_against_a_record_without_runtime(hot_loop_dir, tmp_path, session_env):
+    off = _run(tmp_path, session_env, "hot_loop_break.py", "12", options=("--no-profile",))
+    data = json.loads(run_tdiag(["diff", "--format", "json", str(off), str(hot_loop_dir)], session_env).stdout)
+    assert data["runtime"]["base"] is None and data["runtime"]["base_reason"] == "no runtime data in the record"
+    assert data["runtime"]["new"]["step"] > 0 and data["runtime"]["change"] is None

@@ -23,9 +23,12 @@ def hot(x):
     return y + 1
 
 
+INNER = int(sys.argv[2]) if len(sys.argv) > 2 else 50  # hot's calls per step (tdiag diff test: 50 -> 5)
+
+
 def step(x):
     x = once(x)
-    for _ in range(50):
+    for _ in range(INNER):
         x = hot(x)
     return x
 
