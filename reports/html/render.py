@@ -15,6 +15,7 @@ from pathlib import Path
 
 import jinja2
 from tdiag.analyzer.model import Analysis
+from tdiag.reports.graph_facts import graph_facts
 
 from .page import build_page
 
@@ -38,6 +39,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.globals["asset"] = _asset
+    env.globals["graph_facts"] = graph_facts
     return env
 
 

@@ -69,3 +69,29 @@ def test_rerecordings_counted_with_their_sizes(runs):
     assert (finding.path, finding.line) == ("cudagraph_decisions.py", CALL_LINE)  # where the sizes come from
     assert finding.occurrences == 2 and finding.evidence.recordings == 3
     assert finding.evidence.shapes == ["[8, 64]", "[16, 64]", "[24, 64]"]  # w (64x64) is the same in all: left out
+
+
+def test_graph_views_show_the_decision(runs):
+    """The HTML graph section and the TUI graph screen both show each graph's CUDA-graph decision."""
+    import asyncio
+
+    from tdiag.reports.html import render_html
+    from tdiag.tui import make_app
+    from tdiag.tui.screens.graph_detail import GraphDetailScreen
+
+    *_, a = runs
+    forward = next(g for g in a.graphs if g.code_name.endswith("forward"))
+    html = render_html(a)
+    section = html[html.index(f'data-compile-id="{forward.compile_id}"'):]
+    section = section[: section.index("</details>")]
+    expected = f"skipped: ran without CUDA graphs; cpu device (l_self_scale) at cudagraph_decisions.py:{SCALE_LINE}"
+    assert "<dt>CUDA graphs</dt>" in section and expected in section
+
+    async def graph_screen_text() -> str:
+        app = make_app(a)
+        async with app.run_test(size=(160, 40)) as pilot:
+            await app.push_screen(GraphDetailScreen(a, forward))
+            await pilot.pause()
+            return str(app.screen.query_one("#graph-facts").render())
+
+    assert expected in asyncio.run(graph_screen_text())

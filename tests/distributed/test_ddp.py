@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tdiag.analyzer import build
 from tdiag.analyzer.suggestions.diff import apply_patch
+from tdiag.reports.graph_facts import graph_facts
 
 from tdiag.record import open_record
 
@@ -81,3 +82,6 @@ def test_bucket_splits_are_expected_and_the_real_break_is_a_finding(tmp_path, se
     real = [f for f in a.findings if f.code == "BRK001"]
     assert [(f.path, f.line) for f in real] == [("ddp_buckets.py", 18)] and set(real[0].ranks) == {"0", "1"}
     assert not [f for f in a.findings if f.code == "DST002"]
+    # every graph view (HTML graph section, TUI graph screen) lists the buckets of a split graph
+    (label, text), = graph_facts(graphs[0])
+    assert label == "DDP buckets" and text.startswith(f"{len(graphs[0].ddp_buckets)} subgraphs (expected splits")

@@ -7,6 +7,7 @@ from rich.text import Text
 from tdiag.analyzer.events import CodeUnavailable
 from tdiag.analyzer.kernel_modules import module_label
 from tdiag.analyzer.model import Analysis, CompiledGraph, Kernel
+from tdiag.reports.graph_facts import graph_facts
 from tdiag.tui.format import seconds, site_label
 from tdiag.tui.messages import ShowSource
 from tdiag.tui.widgets.key_bar import KeyBar
@@ -37,6 +38,9 @@ class GraphDetailScreen(Screen):
                               (site_label(g.path, g.line), "dim"), f"  {len(g.kernels)} kernels · ",
                               f"compile {seconds(g.compile_time_s)}", ("   Escape: back", "dim"))
         yield Static(title, id="graph-title")
+        facts = graph_facts(g)
+        if facts:
+            yield Static(Text("\n".join(f"{label}: {value}" for label, value in facts)), id="graph-facts")
         with Container(id="graph-detail-body"):
             if g.kernels:
                 yield DataTable(id="kernels-table", cursor_type="row", zebra_stripes=True)
