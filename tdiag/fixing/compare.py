@@ -1,8 +1,9 @@
 """Before/after: the numbers of two runs of the same command, and the verdict a CI job can act on.
 
 Counts (graphs, breaks, recompiles, eager fallbacks) are exact, so any increase is "worse". Times are noisy: the
-step time is compared only when both runs carry tdiag's per-step runtime measurement, and only a slowdown beyond
-``SLOWER_TOLERANCE`` counts; the run's wall time is shown, labelled, never judged.
+step time is compared only when both runs carry tdiag's per-step runtime measurement over at least
+``MIN_STEPS_TO_JUDGE`` steps, and only a slowdown beyond ``SLOWER_TOLERANCE`` counts; the run's wall time is
+shown, labelled, never judged.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from tdiag.analyzer.model import Analysis
 from tdiag.fixing.verify import RunResult
 
 SLOWER_TOLERANCE = 0.10
+MIN_STEPS_TO_JUDGE = 10  # a window of a couple of steps on a busy machine is noise, shown but not judged
 COUNTS = ("graphs", "graph_breaks", "recompiles", "eager_fallbacks")
 
 
@@ -25,6 +27,7 @@ class Metrics:
     eager_fallbacks: int
     compile_time_s: float
     step_time_s: float | None  # measured time per compiled step (tdiag's runtime measurement), None when absent
+    steps_measured: int  # how many steps that measurement spans
     run_time_s: float | None  # the program's wall time from the record (start to exit)
     exit_code: int | None
     findings: dict[str, int] = field(default_factory=dict)  # rule code -> occurrences
@@ -42,6 +45,7 @@ class Metrics:
             eager_fallbacks=s.eager_fallbacks,
             compile_time_s=round(s.compile_time_s, 3),
             step_time_s=step_time(analysis),
+            steps_measured=analysis.summary.runtime.steps if step_time(analysis) is not None else 0,
             run_time_s=analysis.run.duration_s,
             exit_code=result.exit_code,
             findings=findings,
@@ -84,7 +88,8 @@ def compare(label: str, patches: list[str], before: tuple[Analysis, RunResult], 
     for name in COUNTS:
         if getattr(a, name) > getattr(b, name):
             problems.append(f"more {name.replace('_', ' ')}: {getattr(b, name)} -> {getattr(a, name)}")
-    if b.step_time_s and a.step_time_s and a.step_time_s > b.step_time_s * (1 + SLOWER_TOLERANCE):
+    judged = min(b.steps_measured, a.steps_measured) >= MIN_STEPS_TO_JUDGE
+    if judged and b.step_time_s and a.step_time_s and a.step_time_s > b.step_time_s * (1 + SLOWER_TOLERANCE):
         problems.append(f"slower steps: {b.step_time_s * 1e3:.3f} ms -> {a.step_time_s * 1e3:.3f} ms")
     if a.exit_code != b.exit_code:
         problems.append(f"the program's exit code changed: {b.exit_code} -> {a.exit_code}")

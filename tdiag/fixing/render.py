@@ -18,6 +18,7 @@ ROWS = (
     ("eager fallbacks", "eager_fallbacks", "{}"),
     ("compile time", "compile_time_s", "{:.2f} s"),
     ("time per step (measured)", "step_time_s", "{:.3f} ms"),
+    ("steps measured", "steps_measured", "{}"),
     ("program wall time", "run_time_s", "{:.2f} s"),
     ("exit code", "exit_code", "{}"),
 )
@@ -63,7 +64,7 @@ def _print_comparison(console: Console, c: Comparison) -> None:
     table.add_column("after", justify="right")
     for label, attr, fmt in ROWS:
         b, a = getattr(c.before, attr), getattr(c.after, attr)
-        if b is None and a is None:
+        if (b is None and a is None) or (attr == "steps_measured" and not (b or a)):
             continue
         scale = 1e3 if attr == "step_time_s" else 1
         cells = ["–" if v is None else fmt.format(v * scale) for v in (b, a)]
