@@ -121,6 +121,9 @@ class Builder:
                 info.record_problems.append("the record has no exit event: the program was killed or os._exit() was called")
             else:
                 info.record_problems.append("the trace ends before the process did: it was cut short")
+        from tdiag.analyzer.capture_health import capture_problems
+
+        info.capture_problems = capture_problems(self.log)
         unknown = {k.split(":", 1)[1]: v for k, v in self.log.stats.items() if k.startswith("unknown:")}
         if unknown:
             info.record_problems.append(

@@ -363,6 +363,19 @@ class Summary:
 
 
 @dataclass
+class CaptureProblem:
+    """Something the capture could not see: a hook that failed (counted, never raised into torch) or compiles that
+    left no structured-trace event. Any of these makes the run's findings possibly incomplete."""
+
+    what: str  # the capture part: "structured-trace handler", "graph-break hook", "structured trace", ...
+    count: int = 1
+    exception: str | None = None  # exception type name; None for a gap found by the analysis
+    message: str = ""
+    torch_version: str | None = None
+    rank: int | None = None
+
+
+@dataclass
 class RunInfo:
     argv: list[str] = field(default_factory=list)
     command: str = ""
@@ -380,6 +393,7 @@ class RunInfo:
     incomplete_ranks: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # missing hooks, reduced detail
     record_problems: list[str] = field(default_factory=list)  # truncated lines, unknown events
+    capture_problems: list[CaptureProblem] = field(default_factory=list)  # non-empty: the capture was incomplete
     source: str = "tdiag run"  # or "tdiag import"
 
 

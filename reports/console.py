@@ -9,6 +9,7 @@ import textwrap
 
 from rich.console import Console
 from rich.text import Text
+from tdiag.analyzer import capture_health
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.reports.cost_format import cost_label, runtime_line
 from tdiag.reports.site_text import shorten_site
@@ -42,6 +43,8 @@ def print_summary(
     headline.append(f"{s.compile_time_s:.1f}s", style="bold")
     headline.append(" compiling")
     console.print(headline)
+    for i, line in enumerate(capture_health.lines(analysis.run.capture_problems)):
+        console.print(Text(("warning: " if i == 0 else "  ") + line, style="bold red" if i == 0 else "red"), soft_wrap=True)
     runtime = runtime_line(s.runtime)
     if runtime:
         console.print(runtime)
@@ -55,7 +58,7 @@ def print_summary(
     hidden = len(analysis.findings) - len(shown)
     if hidden:
         console.print(f"... and {hidden} more finding(s), informational or beyond the top {MAX_ROWS}", style="dim")
-    if not analysis.findings:
+    if not analysis.findings and not analysis.run.capture_problems:
         console.print("[green]No graph breaks, no recompilations: nothing to fix.[/green]")
     for note in analysis.run.notes:
         console.print(f"note: {note}", style="dim")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from tdiag.analyzer import capture_health
 from tdiag.analyzer.model import (
     SEVERITIES,
     SEVERITY_RANK,
@@ -95,6 +96,7 @@ class Page:
     divergence: list[FindingView]
     code_json: str
     data_json: str  # {"strings", "findings", "graphs"}: what the page script builds on demand
+    capture_lines: list[str] = field(default_factory=list)  # non-empty: the capture was incomplete (banner)
 
 
 def build_page(analysis: Analysis) -> Page:
@@ -123,6 +125,7 @@ def build_page(analysis: Analysis) -> Page:
         divergence=sorted((v for v in findings if v.f.ranks), key=lambda v: v.f.family != "DIV") if ranks else [],
         code_json=json_for_script(code),
         data_json=json_for_script(_data(findings[FULL_FINDINGS:], graphs, code)),
+        capture_lines=capture_health.lines(analysis.run.capture_problems),
     )
 
 

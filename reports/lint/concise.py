@@ -14,4 +14,4 @@ if TYPE_CHECKING:
 
 def render(analysis: Analysis, options: LintOptions) -> str:
     lines = [diagnostic_line(f) + "\n" for f in ordered(analysis.findings)]
-    return "".join(lines) + footer(analysis.findings, options)
+    return "".join(lines) + footer(analysis.findings, options, analysis.run.capture_problems)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from tdiag.analyzer import capture_health
 from tdiag.analyzer.model import SEVERITIES
 from tdiag.reports.lint.diagnostics import plural
 
@@ -13,14 +14,15 @@ if TYPE_CHECKING:
     from tdiag.reports.lint.options import LintOptions
 
 
-def footer(findings: list[Finding], options: LintOptions) -> str:
+def footer(findings: list[Finding], options: LintOptions, capture_problems: list | None = None) -> str:
+    incomplete = "".join(line + "\n" for line in capture_health.lines(capture_problems or []))
     if not findings:
-        return "All checks passed: no findings.\n"
+        return incomplete or "All checks passed: no findings.\n"
     by_severity = Counter(f.severity for f in findings)
     parts = ", ".join(_count(by_severity[s], s) for s in SEVERITIES if by_severity[s])
     first_code = min(f.code for f in findings)
     record = options.record or "RECORD"
-    return (
+    return incomplete + (
         f"Found {plural(len(findings), 'finding')} ({parts}).\n"
         f"Run `tdiag rule {first_code}` to see why a rule matters and how to fix it, "
         f"or `tdiag tui {record}` to explore each finding in context.\n"

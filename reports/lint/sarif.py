@@ -13,6 +13,7 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from tdiag.analyzer import capture_health
 from tdiag.analyzer.rules import get_rule
 from tdiag.reports.lint.diagnostics import SARIF_LEVELS, ordered, source_line, span
 
@@ -38,10 +39,23 @@ def render(analysis: Analysis, options: LintOptions) -> str:
             {
                 "tool": {"driver": {"name": "tdiag", "version": tdiag.__version__, "rules": [_rule(c, findings) for c in codes]}},
                 "results": results,
+                **_invocations(analysis),
             }
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _invocations(analysis: Analysis) -> dict[str, Any]:
+    """Only for an incomplete capture (so a complete run's log is unchanged): the run did not succeed, and why."""
+    problems = analysis.run.capture_problems
+    if not problems:
+        return {}
+    notes = [
+        {"level": "error", "descriptor": {"id": "capture-incomplete"}, "message": {"text": text}}
+        for text in capture_health.lines(problems)
+    ]
+    return {"invocations": [{"executionSuccessful": False, "toolExecutionNotifications": notes}]}
 
 
 def _rule(code: str, findings: list[Finding]) -> dict[str, Any]:

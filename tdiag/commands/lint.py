@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tdiag.analyzer.model import SEVERITIES, SEVERITY_RANK
 from tdiag.commands._analysis import load_analysis
-from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, TdiagError
+from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, TdiagError
 
 DEFAULT_FAIL_ON = "warning"
 
@@ -52,6 +52,13 @@ class LintCommand:
             selected = dataclasses.replace(selected, findings=at_library_sites(selected.findings))
         _write(_report(selected, args), args.output_file)
         _append_step_summary(selected)
+        if analysis.run.capture_problems:
+            # Like a linter that could not read a file: an error (2), even with --exit-zero, never a pass.
+            from tdiag.analyzer.capture_health import lines
+
+            for line in lines(analysis.run.capture_problems):
+                print(f"tdiag lint: error: {line}", file=sys.stderr)
+            return EXIT_USAGE
         if args.exit_zero:
             return EXIT_CLEAN
         threshold = SEVERITY_RANK[args.fail_on]

@@ -36,6 +36,7 @@ def test_unconfigured_run_sees_both_breaks(unconfigured):
     analysis, breaks = unconfigured
     assert breaks == EXPECTED_BREAKS
     assert analysis.summary.graph_breaks == 2
+    assert analysis.run.capture_problems == []
 
 
 @pytest.mark.parametrize("mode", ["dictconfig", "fileconfig", "disable", "cleared", "torch_parent", "level"])
@@ -51,3 +52,4 @@ def test_capture_survives_logging_reconfiguration(mode, unconfigured, tmp_path, 
     assert breaks == unconfigured[1] == EXPECTED_BREAKS
     assert analysis.summary.graph_breaks == unconfigured[0].summary.graph_breaks
     assert len(analysis.graphs) == len(unconfigured[0].graphs)
+    assert analysis.run.capture_problems == []

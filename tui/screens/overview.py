@@ -5,11 +5,13 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from tdiag.analyzer import capture_health
 from tdiag.analyzer.model import Analysis
 from tdiag.tui.format import finding_site, seconds, severity_text
 from tdiag.tui.messages import ShowFinding
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
+from tdiag.tui.widgets.runtime_breakdown import runtime_breakdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
@@ -30,6 +32,9 @@ class OverviewScreen(TdiagScreen):
         if problems is not None:
             yield Static(problems, id="record-problems")
         yield Static(headline(self.analysis), id="headline")
+        runtime = runtime_breakdown(self.analysis.summary.runtime)
+        if runtime is not None:
+            yield Static(runtime, id="runtime")
         if self.analysis.findings:
             yield Static(self._top_title(), id="top-title")
             with Container(id="top-list"):
@@ -43,7 +48,9 @@ class OverviewScreen(TdiagScreen):
         total = len(self.analysis.findings)
         shown = min(total, TOP_PROBLEMS)
         more = f" (of {total}; press 2 for all)" if total > shown else ""
-        return Text(f"Top problems by impact{more}  ·  Enter opens one", style="bold")
+        runtime = self.analysis.summary.runtime
+        order = "measured cost" if runtime is not None and runtime.status == "measured" else "impact"
+        return Text(f"Top problems by {order}{more}  ·  Enter opens one", style="bold")
 
     def on_mount(self) -> None:
         if not self.analysis.findings:
@@ -88,11 +95,13 @@ def run_line(analysis: Analysis) -> Text:
 
 def record_problems(analysis: Analysis) -> Group | None:
     run = analysis.run
-    if not run.record_problems and not run.notes and not run.incomplete_ranks:
+    if not run.record_problems and not run.notes and not run.incomplete_ranks and not run.capture_problems:
         return None
-    lines = [Text(f"⚠ {p}", style="yellow") for p in run.record_problems]
+    capture = capture_health.lines(run.capture_problems)
+    lines = [Text(f"⚠ {line}", style="bold red" if i == 0 else "red") for i, line in enumerate(capture)]
+    lines += [Text(f"⚠ {p}", style="yellow") for p in run.record_problems]
     if run.record_problems:
-        lines.insert(0, Text("The record is damaged; showing what could be read:", style="bold yellow"))
+        lines.insert(len(capture), Text("The record is damaged; showing what could be read:", style="bold yellow"))
     if run.incomplete_ranks:
         lines.append(Text(f"⚠ incomplete ranks: {', '.join(map(str, run.incomplete_ranks))}", style="yellow"))
     lines += [Text(f"note: {n}", style="dim") for n in run.notes]
@@ -127,6 +136,8 @@ def headline(analysis: Analysis) -> Group:
 
 def all_clear(analysis: Analysis) -> Text:
     s = analysis.summary
+    if analysis.run.capture_problems:  # never an all-clear over a capture that missed events
+        return Text("No findings in what was captured, but the capture was incomplete (see above).", style="bold red")
     if s.graph_breaks == 0 and s.recompiles == 0:
         title = "No graph breaks, no recompilations."
     else:

@@ -1,0 +1,84 @@
+"""Was the capture complete? Failures the hooks swallowed, and compiles that left no structured-trace event.
+
+Every output reads ``RunInfo.capture_problems`` and says the capture was incomplete (what, how many, which torch)
+instead of an all-clear; the wording lives here so that every output says the same.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from tdiag.analyzer.model import CaptureProblem
+
+NO_TRACE_EVENTS = "structured trace"
+
+
+def capture_problems(log: Any) -> list[CaptureProblem]:
+    torch_version = log.header.get("torch")
+    worst: dict[tuple[Any, str, str], dict[str, Any]] = {}
+    for ev in log.other:
+        if ev.get("type") != "capture_problem":
+            continue
+        what, exception = str(ev.get("what") or "capture"), str(ev.get("exception") or "")
+        count = ev.get("count") if isinstance(ev.get("count"), int) and not isinstance(ev.get("count"), bool) else 1
+        key = (ev.get("rank"), what, exception)
+        if key not in worst or count > worst[key]["count"]:
+            worst[key] = {**ev, "count": count}
+    problems = [
+        CaptureProblem(
+            what=what, count=ev["count"], exception=exception or None, message=str(ev.get("message") or ""),
+            torch_version=str(ev.get("torch") or torch_version or "") or None, rank=rank,
+        )
+        for (rank, what, exception), ev in worst.items()
+    ]
+    return problems + _compiles_without_trace(log, torch_version)
+
+
+def _compiles_without_trace(log: Any, torch_version: str | None) -> list[CaptureProblem]:
+    """Dynamo compiles announced by torch's compile callbacks whose compile id no structured-trace event carries."""
+    seen: dict[Any, set[str]] = defaultdict(set)
+    for ev in log.torch:
+        meta = ev.meta
+        if meta.get("frame_id") is not None:
+            seen[ev.rank].add(f"{meta.get('frame_id')}/{meta.get('frame_compile_id')}")
+    started: dict[Any, set[str]] = defaultdict(set)
+    for bracket in log.compile_brackets:
+        if bracket.get("type") == "compile_start" and bracket.get("trigger") == "DYNAMO" and bracket.get("compile_id"):
+            started[bracket.get("rank")].add(bracket["compile_id"])
+    problems = []
+    for rank, ids in sorted(started.items(), key=lambda kv: (kv[0] is not None, kv[0] or 0)):
+        missing = ids - seen[rank]
+        if missing:
+            problems.append(CaptureProblem(
+                what=NO_TRACE_EVENTS, count=len(missing), exception=None,
+                message=f"{len(missing)} of {len(ids)} compiles left no structured-trace event "
+                        f"(e.g. {sorted(missing)[0]}): their graphs, breaks and recompilations are not in this record",
+                torch_version=torch_version, rank=rank,
+            ))
+    return problems
+
+
+def headline(problems: list[CaptureProblem]) -> str:
+    """One line for the top of any output: the capture was incomplete, so no result is an all-clear."""
+    versions = sorted({p.torch_version for p in problems if p.torch_version})
+    torch_part = f" on torch {', '.join(versions)}" if versions else ""
+    total = sum(p.count for p in problems)
+    return (f"capture incomplete{torch_part}: {total} failure(s) while recording; findings may be missing, "
+            "so an empty list is not an all-clear")
+
+
+def describe(problem: CaptureProblem) -> str:
+    """``structured-trace handler failed 3 times (TypeError: ...) [rank 1]``."""
+    if problem.what == NO_TRACE_EVENTS:
+        text = problem.message
+    else:
+        times = "once" if problem.count == 1 else f"{problem.count} times"
+        cause = f"{problem.exception}: {problem.message}" if problem.message else (problem.exception or "")
+        text = f"{problem.what} failed {times}" + (f" ({cause})" if cause else "")
+    return text + (f" [rank {problem.rank}]" if problem.rank is not None else "")
+
+
+def lines(problems: list[CaptureProblem]) -> list[str]:
+    """The headline, then one line per problem: what every text output prints."""
+    return [headline(problems), *(describe(p) for p in problems)] if problems else []
