@@ -4,8 +4,9 @@ import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
 torch.manual_seed(0)
-config = GPT2Config(n_layer=2, n_embd=256, n_head=4, vocab_size=1024, n_positions=128)
-model = GPT2LMHeadModel(config, attn_implementation="sdpa").cuda()
+config = GPT2Config(n_layer=2, n_embd=256, n_head=4, vocab_size=1024, n_positions=128, bos_token_id=0, eos_token_id=0)
+config._attn_implementation = "sdpa"  # transformers 4.x and 5.x alike (5.x dropped the model's keyword)
+model = GPT2LMHeadModel(config).cuda()
 opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
 compiled = torch.compile(model)
 
