@@ -19,8 +19,9 @@ from tdiag.analyzer.paths import PathMapper
 _PREFIX = re.compile(r"^\s*(?:skipping cudagraphs? due to|disabling cudagraphs due to)\s*", re.I)
 _FOUND_FROM = re.compile(r"\.?\s*Found from\s*:?\s*\n?", re.I)
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+), in ([^\n]+)\n([^\n]*)')
-# torch/_inductor/cudagraph_trees.py CUDAGraphTreeManager.record_function
-_RECORDING = re.compile(r"^\[([^\]]*)\] Recording function=(\S+), mode=(\w+), cuda_graph_id=(\d+), inputs: (.*)$", re.S)
+# compiler/cudagraph_watch.py's wrapper of CUDAGraphTreeManager.record_function, in the form of torch's DEBUG line
+# there (torch/_inductor/cudagraph_trees.py), which a record imported from TORCH_LOGS output would carry
+_RECORDING = re.compile(r"^\[([^\]]*)\] Recording function=(\S+), mode=(\w+)(?:, cuda_graph_id=\d+)?, inputs: (.*)$", re.S)
 # torch/_inductor/cudagraph_trees.py get_container ... deferred_cudagraphify
 _SYMINT_KEY = re.compile(r"^\[([^\]]*)\] Recording cudagraph tree for symint key (.+)$")
 _TENSOR_SIZE = re.compile(r"Tensor\(size=(\[[^\]]*\])")
@@ -48,7 +49,7 @@ def attach(analysis: Analysis, log: Any) -> None:
         if isinstance(reason, str) and reason:
             cid = str(ev.data.get("compile_id") or ev.compile_id)
             _add_skip(infos[(ev.rank, cid)], parse_skip(reason, "compile", paths.is_library), paths)
-    pending_key: dict[tuple[Any, str], str] = {}  # torch logs the symint key just before the recording it causes
+    pending_key: dict[tuple[Any, str], list[str]] = defaultdict(list)  # logged just before the recording it causes
     for entry in log.logs:
         text, cid = entry.get("msg"), entry.get("compile_id")
         if not isinstance(text, str) or not isinstance(cid, str) or "cudagraph" not in str(entry.get("logger")):
@@ -58,12 +59,13 @@ def attach(analysis: Analysis, log: Any) -> None:
         if entry.get("level") in ("WARNING", "ERROR") and _PREFIX.match(text):
             _add_skip(info, parse_skip(text, _when(text), paths.is_library), paths)
         elif match := _RECORDING.match(text):
-            inputs = _TENSOR_SIZE.findall(match.group(5))
-            info.recordings.append(CudaGraphRecording(match.group(3), inputs, pending_key.pop(key, None)))
+            inputs = _TENSOR_SIZE.findall(match.group(4))
+            symint_key = pending_key[key].pop(0) if pending_key[key] else None
+            info.recordings.append(CudaGraphRecording(match.group(3), inputs, symint_key))
         elif match := _SYMINT_KEY.match(text):
-            pending_key[key] = match.group(2).strip()
-    for key, symint_key in pending_key.items():
-        infos[key].recordings.append(CudaGraphRecording(symint_key=symint_key))
+            pending_key[key].append(match.group(2).strip())
+    for key, symint_keys in pending_key.items():  # no input sizes recorded for these (no wrapper on this torch)
+        infos[key].recordings.extend(CudaGraphRecording(symint_key=k) for k in symint_keys)
     brackets = defaultdict(int)
     for b in log.compile_brackets:
         if b.get("type") == "compile_start" and b.get("trigger") == RECORDING_TRIGGER and b.get("compile_id"):

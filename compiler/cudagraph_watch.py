@@ -5,9 +5,11 @@ torch states these decisions only in ordinary log records, never in the structur
 - every skip goes through ``torch._inductor.cudagraph_utils.log_cudagraph_skip_and_bump_counter``, a WARNING on the
   ``cudagraphs`` artifact logger of that module ("skipping cudagraphs due to ..."), at compile time (CPU device,
   incompatible op, dynamic graph) and at run time (mutated inputs, re-recording limit);
-- cudagraph trees log each recording at DEBUG ("[0/0] Recording function=0, mode=FORWARD, cuda_graph_id=0,
-  inputs: [...]": the input sizes) and each recording for a new symint key at INFO, on the module's ``cudagraphs``
-  artifact logger; every recording also runs inside a ``CUDAGRAPH_RECORDING`` compile bracket (tracer/progress.py);
+- cudagraph trees log each recording for a new symint key at INFO on the module's ``cudagraphs`` artifact logger,
+  and every recording runs inside a ``CUDAGRAPH_RECORDING`` compile bracket (tracer/progress.py). The input sizes of
+  a recording come from a wrapper on ``CUDAGraphTreeManager.record_function``, written in the shape of torch's own
+  DEBUG line for it: switching that logger to DEBUG would also make torch format a re-recording reason on calls
+  that replay a later child of a graph tree node, a cost on the replay path;
 - DDPOptimizer logs its bucket cap and bucket count at INFO.
 
 A filter on each of these loggers copies the record into the tdiag record and then lets through only what the
@@ -17,6 +19,7 @@ come at compile or recording time: nothing here runs on a replay of a recorded g
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import sys
@@ -27,8 +30,10 @@ CUDAGRAPH_LOGGERS = (
     "torch._inductor.cudagraph_trees.__cudagraphs",  # recordings, re-recordings, symint keys
 )
 DDP_LOGGER = "torch._dynamo.backends.distributed"
+RECORDING_LOGGER = "tdiag.cudagraph_recording"  # the wrapper's events (torch's own logger name would mislead)
 DDP_MESSAGE = "DDPOptimizer used bucket cap"
 _BRACKETED_ID = re.compile(r"^\[(!?\d+(?:/\d+)+)\]")
+RECORDING_LINE = re.compile(r"^\[[^\]]*\] (?:Recording function=|Re-recording function=|Running (?:warmup|eager) function=)")
 
 
 class DecisionFilter(logging.Filter):
@@ -45,7 +50,8 @@ class DecisionFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             text = record.getMessage()
-            if self.wanted is None or self.wanted in text:
+            # torch's own per-recording DEBUG lines (a user's TORCH_LOGS) would count recordings twice
+            if (self.wanted is None or self.wanted in text) and not RECORDING_LINE.match(text):
                 self.session.write(
                     {
                         "type": "log",
@@ -102,13 +108,55 @@ def _watch(session: Any, name: str, level: int, wanted: str | None = None):
 def install(session: Any):
     import torch._inductor.cudagraph_utils  # noqa: F401  (registers the artifact loggers; raises on a torch without them)
 
-    undos = [_watch(session, name, logging.DEBUG) for name in CUDAGRAPH_LOGGERS]
+    undos = [_watch(session, name, logging.INFO) for name in CUDAGRAPH_LOGGERS]
     undos.append(_watch(session, DDP_LOGGER, logging.INFO, DDP_MESSAGE))
+    undo = _wrap_record_function(session)
+    if undo is None:
+        session.note("this torch has no CUDAGraphTreeManager.record_function: CUDA graph recordings without input sizes")
+    else:
+        undos.append(undo)
 
     def undo() -> None:
         _record_pool_memory(session)
         for step in reversed(undos):
             step()
+
+    return undo
+
+
+def _wrap_record_function(session: Any):
+    """Write each recording's compile id, mode and input sizes, in the form of torch's DEBUG line for it."""
+    from torch._inductor import cudagraph_trees
+
+    manager = getattr(cudagraph_trees, "CUDAGraphTreeManager", None)
+    original = getattr(manager, "record_function", None)
+    describe = getattr(cudagraph_trees, "format_inputs_log", None)
+    if original is None or describe is None:
+        return None
+
+    @functools.wraps(original)
+    def record_function(self, new_inputs, function_id, *args, **kwargs):
+        try:
+            mode = getattr(self.id_to_mode.get(function_id), "name", "?")
+            session.write(
+                {
+                    "type": "log",
+                    "logger": RECORDING_LOGGER,
+                    "level": "DEBUG",
+                    "msg": f"[{self.compile_id}] Recording function={function_id.id}, mode={mode}, "
+                    f"inputs: {describe(new_inputs)}",
+                    "compile_id": str(self.compile_id) if self.compile_id is not None else None,
+                }
+            )
+        except Exception:
+            pass
+        return original(self, new_inputs, function_id, *args, **kwargs)
+
+    manager.record_function = record_function
+
+    def undo() -> None:
+        if manager.record_function is record_function:
+            manager.record_function = original
 
     return undo
 

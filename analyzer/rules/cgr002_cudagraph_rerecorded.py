@@ -55,7 +55,7 @@ def check(ctx):
         first = graphs[0]
         function = user_function_name(first.code_name)
         shapes = varying_shapes(recs)
-        sizes = f" for input sizes {', '.join(shapes)}" if shapes else ""
+        sizes = f" ({'; '.join(shapes)})" if shapes else ""
         all_graphs = [g for gs, *_ in items for g in gs]
         findings.append(
             Finding(
@@ -84,7 +84,7 @@ def varying_shapes(recordings) -> list[str]:
     for rec in recordings:
         if rec.inputs:
             varying = [s for s in rec.inputs if s not in common] or rec.inputs[:1]
-            rows.append(" ".join(varying))
+            rows.append("inputs " + " ".join(varying))
         elif rec.symint_key:
             rows.append(f"sizes {rec.symint_key}")
     return list(dict.fromkeys(rows))

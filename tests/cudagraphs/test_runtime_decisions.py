@@ -28,13 +28,14 @@ def metrics(cid: str, name: str, line: int, path: str) -> dict:
 
 def cudagraph_log(level: str, text: str, cid: str) -> dict:
     # what compiler/cudagraph_watch.py writes for a record of torch's cudagraphs artifact loggers
-    logger = "torch._inductor.cudagraph_trees.__cudagraphs" if "Recording" in text else "torch._inductor.cudagraph_utils.__cudagraphs"
+    logger = "tdiag.cudagraph_recording" if "Recording" in text else "torch._inductor.cudagraph_utils.__cudagraphs"
     return {"type": "log", "logger": logger, "level": level, "msg": text, "compile_id": cid}
 
 
 def recording(cid: str, graph_id: int, batch: int) -> list[dict]:
-    # CUDAGraphTreeManager.record_function: a CUDAGRAPH_RECORDING bracket around a DEBUG line (cudagraph_trees.py)
-    text = (f"[{cid}] Recording function=0, mode=FORWARD, cuda_graph_id={graph_id}, inputs: "
+    # CUDAGraphTreeManager.record_function runs in a CUDAGRAPH_RECORDING bracket (cudagraph_trees.py); tdiag's wrapper
+    # of it writes the line torch logs there at DEBUG (format_inputs_log of the inputs), without the graph id
+    text = (f"[{cid}] Recording function=0, mode=FORWARD, inputs: "
             f"[0]: Tensor(size=[{batch}, 16], stride=(16, 1), dtype=torch.float32, data_ptr=0x7F00)")
     return [{"type": "compile_start", "t": 1.0, "compile_id": cid, "trigger": "CUDAGRAPH_RECORDING"},
             cudagraph_log("DEBUG", text, cid),
