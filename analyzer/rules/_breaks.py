@@ -67,7 +67,14 @@ class Cause:
 
     @property
     def first(self) -> GraphBreak:
-        return next((b for b in self.breaks if b.site.column), self.breaks[0])  # the break that saw the exact column
+        # the break at the cause's first user line, preferring one that saw the exact column
+        line = min((b.site.key for b in self.breaks), key=lambda k: (k[0] != self.breaks[0].site.path, k[1]))
+        at = [b for b in self.breaks if b.site.key == line]
+        return next((b for b in at if b.site.column), at[0])
+
+    @property
+    def sites(self) -> list[str]:
+        return sorted({f"{b.site.path}:{b.site.line}" for b in self.breaks})
 
     @property
     def rule_code(self) -> str:
@@ -78,8 +85,12 @@ class Cause:
 
 
 def cause_key(b: GraphBreak) -> tuple:
-    lib = (b.library_frame.path, b.library_frame.line) if b.library_frame is not None else None
-    return (b.site.key, b.gb_id or b.reason, lib)
+    """A break in the user's own code is identified by its line; one inside a library by the library location, so
+    that one library cause reached from several user lines (both convs of a model calling the same helper) is one
+    finding, anchored on the first line that reached it, the others listed with it."""
+    if b.library_frame is not None:
+        return (b.gb_id or b.reason, (b.library_frame.path, b.library_frame.line))
+    return (b.site.key, b.gb_id or b.reason, None)
 
 
 def break_causes(breaks: list[GraphBreak]) -> list[Cause]:
@@ -124,6 +135,9 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
         text = message(first)
         if len(causes) > 1:
             text += "; also at this line: " + "; ".join(_cause_label(c.first, len(c.breaks)) for c in causes[1:])
+        others = sorted({site for c in causes for site in c.sites} - {f"{path}:{line}"}, key=_site_order)
+        if others:
+            text += "; the same cause is also reached from " + ", ".join(others)
         chain = _chain(causes, failures)
         if chain:
             text += "; then " + ", ".join(f"{item['reason']} ({item['gb_id']})" if item["gb_id"] else item["reason"]
@@ -166,6 +180,11 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
     return findings
 
 
+def _site_order(site: str) -> tuple:
+    path, _, line = site.rpartition(":")
+    return (path, int(line) if line.isdigit() else 0)
+
+
 def _cause_label(b: GraphBreak, n: int) -> str:
     where_ = f" in {b.library_frame.path}:{b.library_frame.line}" if b.library_frame is not None else ""
     gb = f" ({b.gb_id})" if b.gb_id else ""
@@ -181,6 +200,7 @@ def _cause_entry(c: Cause) -> dict:
         "reason": b.reason,
         "occurrences": len(c.breaks),
         "library_frame": f"{lib.path}:{lib.line}" if lib is not None else None,
+        "sites": c.sites,  # every user line that reached it
     }
 
 

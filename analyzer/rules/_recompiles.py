@@ -23,11 +23,6 @@ KIND_TO_CODE = {
 }
 
 
-# Recompiles after which Dynamo makes the changed input dynamic (a size, or a Python scalar): DYN001's decision is
-# part of these findings, not a problem of its own.
-DYNAMIC_AFTER = ("RCP001", "RCP002")
-
-
 def primary_failure(r: Recompile) -> GuardFailure | None:
     """The failure against the newest cache entry: the one that would have been reused."""
     return r.failures[0] if r.failures else None
@@ -80,20 +75,39 @@ def cause_site(recompiles: list[Recompile], frame_sites: dict | None = None) -> 
     return recompile_site(recompiles[0])
 
 
+def assigned_causes(analysis) -> list[tuple[str, Site, list[Recompile]]]:
+    """(rule code, user site, recompiles) per cause. At a call line where one of the user's own functions
+    recompiled, the recompiles of library frames reached from the same call (a helper that sees the derived node
+    count, a module's forward that sees an input now requiring grad) are consequences of the same change and are
+    listed under that finding instead of standing as findings of their own."""
+    frame_sites = frame_call_sites(analysis)
+    by_site: dict[tuple, list[tuple[str, Site, list[Recompile]]]] = defaultdict(list)
+    for recompiles in recompile_causes(analysis):
+        site = cause_site(recompiles, frame_sites)
+        by_site[site.key].append((classify(recompiles[0]), site, recompiles))
+    out = []
+    for causes in by_site.values():
+        own = [code for code, _, rs in causes if not is_library_display(rs[0].path)]
+        owner = "RCP001" if "RCP001" in own else (own[0] if own else None)
+        for code, site, recompiles in causes:
+            if owner is not None and is_library_display(recompiles[0].path):
+                code = owner
+            out.append((code, site, recompiles))
+    return out
+
+
 def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
     """One finding per user line and rule; each distinct cause (function + guard) listed with its own count."""
     a = ctx.analysis
-    frame_sites = frame_call_sites(a)
     decisions = {(fr.rank, fr.frame_id): fr.automatic_dynamic for fr in a.frames}
     groups: dict[tuple[str, int], list[tuple[Site, list[Recompile]]]] = defaultdict(list)
-    for recompiles in recompile_causes(a):
-        if classify(recompiles[0]) != rule.code:
-            continue
-        site = cause_site(recompiles, frame_sites)
-        groups[site.key].append((site, recompiles))
+    for code, site, recompiles in assigned_causes(a):
+        if code == rule.code:
+            groups[site.key].append((site, recompiles))
     findings = []
     for (path, line), causes in groups.items():
-        causes.sort(key=lambda c: -len(c[1]))
+        # the user's own function first (its guard words the finding), then by count
+        causes.sort(key=lambda c: (is_library_display(c[1][0].path), classify(c[1][0]) != rule.code, -len(c[1])))
         site, cause = causes[0]
         recompiles = [r for _, c in causes for r in c]
         first = cause[0]
@@ -106,7 +120,7 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
                 for _, c in causes[1:]
             )
         dynamic = sorted({d for r in recompiles for d in decisions.get((r.rank, r.frame_id), [])})
-        if dynamic and rule.code in DYNAMIC_AFTER:  # automatic dynamic is this recompile's consequence, not a new problem
+        if dynamic:  # automatic dynamic is this recompile's consequence, not a new problem
             text += f"; Dynamo then made {', '.join(dynamic)}"
         frames = sorted({(r.path, r.line) for r in recompiles})
         findings.append(

@@ -1,9 +1,9 @@
 """## What it does
 Reports where Dynamo made an input dynamic on its own after a recompile (automatic dynamic shapes).
 
-When the recompile that led to it is reported (RCP001 a size change, RCP002 a Python scalar), the decision is
-shown there as part of that one problem rather than as a second finding; DYN001 stands alone only when no such
-recompile explains it.
+When torch logged why the frame recompiled, the RCP finding for that recompile shows the decision as part of the
+same problem; DYN001 stands alone only for a frame that was compiled again without a recompile reason on record
+(e.g. a trace that lost its recompile events).
 
 ## Why is this bad?
 It is not a bug, but it cost one extra compile, and the first compiled graph is thrown away. Marking the
@@ -23,7 +23,6 @@ from collections import defaultdict
 from tdiag.analyzer.evidence import DynamicEvidence
 from tdiag.analyzer.model import Finding, GraphKey
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import DYNAMIC_AFTER, classify
 from tdiag.analyzer.rules._sites import anchor, frame_call_sites
 
 RULE = Rule("DYN001", "automatic-dynamic", "info", "Dynamo made an input dynamic after a recompile",
@@ -32,13 +31,13 @@ RULE = Rule("DYN001", "automatic-dynamic", "info", "Dynamo made an input dynamic
 
 def check(ctx):
     a = ctx.analysis
-    # A size or scalar recompile explains its automatic-dynamic decision: RCP001/RCP002 report both as one problem.
-    explained = {(r.rank, r.frame_id) for r in a.recompiles if classify(r) in DYNAMIC_AFTER}
+    # A recompile torch gave its reason for explains the decision: its RCP finding reports both as one problem.
+    explained = {(r.rank, r.frame_id) for r in a.recompiles}
     sites = frame_call_sites(a)
     groups: dict[tuple, list] = defaultdict(list)  # a function and its resume functions are one place
     for frame in a.frames:
         # Symbols on a frame that never recompiled come from the user's own mark_dynamic / dynamic=True.
-        if not frame.automatic_dynamic or frame.recompiles == 0 or (frame.rank, frame.frame_id) in explained:
+        if not frame.automatic_dynamic or len(frame.variants) < 2 or (frame.rank, frame.frame_id) in explained:
             continue
         groups[(frame.path, frame.code_name)].append(frame)
     findings = []

@@ -71,7 +71,10 @@ def test_counts_and_sites_match_torch(program, recorded, session_env, tmp_path):
     ours_ids = defaultdict(set)
     for f in analysis.findings:
         if f.family == "BRK":
-            ours_ids[f.line] |= {c["gb_id"] for c in f.evidence.causes} | {c["gb_id"] for c in f.evidence.chain}
+            for cause in f.evidence.causes:  # a library cause lists every user line that reached it
+                for site in cause["sites"]:
+                    ours_ids[int(site.rpartition(":")[2])].add(cause["gb_id"])
+            ours_ids[f.line] |= {c["gb_id"] for c in f.evidence.chain}
     assert ours_ids == theirs_ids
 
     codes = {f.code for f in analysis.findings if f.family in ("BRK", "RCP")}

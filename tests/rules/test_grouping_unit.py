@@ -141,3 +141,25 @@ def test_a_python_scalar_made_dynamic_after_its_recompile_is_part_of_that_findin
     found = findings(frames=frames, recompiles=recompiles)
     assert [(f.code, f.line) for f in found] == [("RCP002", 34)]
     assert found[0].evidence.automatic_dynamic == ["L['options'].temperature -> dynamic"]
+
+
+def test_one_library_cause_reached_from_two_user_lines_is_one_finding():
+    """Both convs of a model call the same torch_geometric helper that breaks: one problem, shown at the first."""
+    lib = ("<site-packages>/torch_geometric/utils/loop.py", 650)
+    breaks = [brk("0/0", 14, "GB0250", "Dynamic shape operator", lib), brk("1/0", 15, "GB0250", "Dynamic shape operator", lib)]
+    (f,) = [f for f in findings(breaks=breaks) if f.family == "BRK"]
+    assert (f.line, f.occurrences) == (14, 2)
+    assert f.evidence.causes[0]["sites"] == ["train.py:14", "train.py:15"]
+
+
+def test_library_frames_recompiling_at_the_users_call_fold_under_the_users_recompile():
+    """The node count changes: the user's forward recompiles for the size, a library helper for the derived int."""
+    call = Site("train.py", 24)
+    size = GuardFailure("0/0", "tensor 'x' size mismatch at index 0. expected 10, actual 14", "size", subject="x", dim=0)
+    value = GuardFailure("2/0", "num_nodes == 10", "value", subject="num_nodes")
+    recompiles = [Recompile("0/1", 0, "forward", "train.py", 13, [size], call_site=call),
+                  Recompile("2/1", 2, "gcn_norm", "<site-packages>/torch_geometric/nn/conv/gcn_conv.py", 60, [value],
+                            call_site=call)]
+    found = [f for f in findings(recompiles=recompiles) if f.family == "RCP"]
+    assert [(f.code, f.line, f.occurrences) for f in found] == [("RCP001", 24, 2)]
+    assert "gcn_norm" in found[0].message
