@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from typing import Protocol
@@ -59,6 +60,7 @@ def build_parser(commands: list[Command] | None = None) -> argparse.ArgumentPars
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in commands if commands is not None else discover_commands():
         p = sub.add_parser(command.name, help=command.help, description=command.help)
+        p.add_argument("-v", "--verbose", action="store_true", help="on an internal error, print the traceback too")
         command.prepare_parser(p)
         p.set_defaults(_command=command, _parser=p)
     return parser
@@ -79,3 +81,25 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return EXIT_USAGE
+    except Exception as exc:  # a bug in tdiag: exit 2 (never 1, which means "findings"), one line, traceback kept
+        report_internal_error(command.name, exc, verbose=getattr(args, "verbose", False))
+        return EXIT_USAGE
+
+
+def report_internal_error(name: str, exc: BaseException, verbose: bool) -> None:
+    """One line on stderr and the traceback in a file (``-v`` prints it as well)."""
+    import tempfile
+    import traceback
+
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    where = "not saved"
+    try:
+        fd, path = tempfile.mkstemp(prefix="tdiag-", suffix="-traceback.txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"tdiag {tdiag.__version__} {name}\n{text}")
+        where = f"written to {path}"
+    except OSError as write_error:
+        where = f"not saved ({write_error.strerror or write_error})"
+    if verbose:
+        sys.stderr.write(text)
+    print(f"tdiag {name}: internal error: {type(exc).__name__}: {exc} (traceback {where}; -v prints it)", file=sys.stderr)

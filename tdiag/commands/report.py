@@ -31,7 +31,10 @@ class ReportCommand:
                 raise TdiagError("the HTML report needs -o FILE")
             from tdiag.reports.html import write_html
 
-            write_html(analysis, Path(args.output))
+            try:
+                write_html(analysis, Path(args.output))
+            except OSError as exc:
+                raise TdiagError(f"cannot write {args.output}: {exc.strerror or exc}") from None
             print(f"tdiag: HTML report written to {args.output}", file=sys.stderr)
             return 0
         text = json.dumps(analysis.to_dict(include_code=not args.no_code), indent=2, default=str) + "\n"
