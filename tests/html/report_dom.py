@@ -89,6 +89,6 @@ def script_json(root: Node, id_: str) -> Any:
 
 def payload_text(root: Node, id_: str) -> str:
     node = root.by_id(id_)
-    if node.attrs.get("data-encoding") == "deflate-base64":
-        return zlib.decompress(base64.b64decode(node.text())).decode("utf-8")
-    return node.text()
+    decoders = {"deflate-base85": base64.b85decode, "deflate-base64": base64.b64decode}
+    decode = decoders.get(node.attrs.get("data-encoding"))
+    return zlib.decompress(decode(node.text())).decode("utf-8") if decode else node.text()

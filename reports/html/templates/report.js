@@ -8,16 +8,38 @@
   var root = document.documentElement;
   root.classList.add("js");
 
-  // A payload's text: packed ones (data-encoding="deflate-base64") are inflated by the browser's own
-  // DecompressionStream (no network, nothing the page's CSP forbids); plain ones are read as they are.
+  // A payload's text: packed ones (data-encoding="deflate-base85" or "deflate-base64") are inflated by the
+  // browser's own DecompressionStream (no network, nothing the page's CSP forbids); plain ones are read as they are.
   function payload(id) {
     var el = document.getElementById(id);
     if (!el) return Promise.resolve("");
-    if (el.dataset.encoding !== "deflate-base64") return Promise.resolve(el.textContent);
-    var bin = atob(el.textContent);
+    var encoding = el.dataset.encoding;
+    if (encoding !== "deflate-base85" && encoding !== "deflate-base64") return Promise.resolve(el.textContent);
+    var bytes = encoding === "deflate-base85" ? base85(el.textContent) : base64(el.textContent);
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"))).text();
+  }
+  function base64(text) {
+    var bin = atob(text);
     var bytes = new Uint8Array(bin.length);
     for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"))).text();
+    return bytes;
+  }
+  // Python's base64.b85encode: 5 characters per 4 bytes, big-endian; a short last group was padded with "~".
+  var B85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+  function base85(text) {
+    var value = new Uint8Array(128);
+    for (var c = 0; c < B85.length; c++) value[B85.charCodeAt(c)] = c;
+    var pad = (5 - text.length % 5) % 5;
+    var out = new Uint8Array((text.length + pad) / 5 * 4);
+    for (var i = 0, o = 0; i < text.length; i += 5, o += 4) {
+      var acc = 0;
+      for (var j = i; j < i + 5; j++) acc = acc * 85 + (j < text.length ? value[text.charCodeAt(j)] : 84);
+      out[o] = acc >>> 24;
+      out[o + 1] = (acc >>> 16) & 255;
+      out[o + 2] = (acc >>> 8) & 255;
+      out[o + 3] = acc & 255;
+    }
+    return out.subarray(0, out.length - pad);
   }
   function readJson(id) {
     return payload(id).then(function (text) { return text ? JSON.parse(text) : {}; });
@@ -27,9 +49,11 @@
   readJson("tdiag-data").then(function (data) {
     start(new window.tdiagBuild.Data(data));
     root.dataset.ready = "findings";
+    performance.mark("tdiag:findings");  // read by benchmarks/bench_html.py
     return drawCharts();
   }).then(function () {
     root.dataset.ready = "charts";
+    performance.mark("tdiag:charts");
   }, function (err) {
     root.dataset.ready = "failed";
     throw err;
