@@ -67,3 +67,20 @@ def runtime_delta_lines(delta: RuntimeDelta | None) -> list[str]:
     parts = [f"{name} {delta.base[name]:.3g} -> {delta.new[name]:.3g}" for name, _ in RUNTIME_PARTS if name != "step"]
     lines.append("  ms/step: " + ", ".join(parts))
     return lines
+
+
+def rank_runtimes(runtime: RuntimeSummary | None) -> list[tuple[str, RuntimeSummary]]:
+    """Each measured window to show: ("", the run's) for one process, ("rank N", ...) per rank for a multi-rank run."""
+    if runtime is None or runtime.status != "measured":
+        return []
+    if len(runtime.per_rank) <= 1:
+        return [("", runtime)]
+    fields = set(vars(RuntimeSummary()))
+    out = []
+    for rank, values in sorted(runtime.per_rank.items(), key=lambda kv: (len(kv[0]), kv[0])):
+        out.append((f"rank {rank}", RuntimeSummary(**{k: v for k, v in values.items() if k in fields})))
+    return out
+
+
+def per_step_ms(runtime: RuntimeSummary) -> float | None:
+    return runtime.window_s / runtime.steps * 1e3 if runtime.steps else None
