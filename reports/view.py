@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from tdiag.analyzer.evidence import BreakEvidence, Evidence, RecompileEvidence
 from tdiag.analyzer.model import Finding, Frame, GraphKey, Suggestion
+from tdiag.reports.cost_format import cost_label
 
 SOURCE_NOT_AVAILABLE = "source not available"
 
@@ -52,6 +53,8 @@ class FindingView:
     graphs: list[str]  # compile ids, with the rank when the finding spans several
     graph_keys: list[GraphKey | None]  # the graph each of ``graphs`` names, where the rule recorded it
     ranks: list[tuple[str, int]] = field(default_factory=list)  # per-rank occurrences (multi-rank runs)
+    cost: str = ""  # measured cost (reports/cost_format.cost_label), "" when the finding has none
+    cost_basis: str = ""  # measured, compile, or "" (no cost)
 
 
 def family_label(family: str) -> str:
@@ -86,7 +89,14 @@ def finding_view(finding: Finding, sources: dict[str, str]) -> FindingView:
         graphs=[label for label, _ in _graphs(finding)],
         graph_keys=[key for _, key in _graphs(finding)],
         ranks=_ranks(finding),
+        cost=_cost(finding),
+        cost_basis=finding.cost.basis if finding.cost is not None and finding.cost.basis != "none" else "",
     )
+
+
+def _cost(finding: Finding) -> str:
+    label = cost_label(finding.cost)
+    return "" if label == "-" else label
 
 
 def _text(value: object) -> str:

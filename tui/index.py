@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tdiag.analyzer.model import Analysis, Finding
+from tdiag.reports.cost_heat import line_heat
 
 # Gutter mark kinds, in display priority: a line that broke a graph is shown as a break even if it also feeds kernels.
 MARK_BREAK = "break"
@@ -38,6 +39,7 @@ class AnalysisIndex:
         self.severities = [s for s in ("error", "warning", "info") if any(f.severity == s for f in analysis.findings)]
         self.ranks = [str(r) for r in analysis.run.ranks]
         self.marks = _build_marks(analysis)
+        self.heat = line_heat(analysis)  # path -> line -> measured time (records with a measured window only)
         # Filter indexes: each value is the set of finding indexes it keeps, so a filter is a set intersection.
         self.by_family = _rows_by(analysis.findings, lambda f: (f.family,))
         self.by_severity = _rows_by(analysis.findings, lambda f: (f.severity,))

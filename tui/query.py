@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tdiag.analyzer.model import SEVERITY_RANK
+from tdiag.analyzer.cost import rank_key
+from tdiag.analyzer.model import SEVERITY_RANK, Analysis
 from tdiag.tui.index import AnalysisIndex
 
-SORT_KEYS = ("impact", "code", "severity", "site", "occurrences")
+SORT_KEYS = ("impact", "code", "severity", "site", "occurrences", "cost")
 
 
 @dataclass
@@ -56,7 +57,19 @@ _SORT_KEY = {
     "severity": lambda f: (SEVERITY_RANK.get(f.severity, 99), f.code),
     "site": lambda f: (f.path, f.line, f.column or 0),
     "occurrences": lambda f: (-f.occurrences, f.code),
+    "cost": rank_key,  # measured cost first (largest first), then compile seconds, then the rest by severity
 }
+
+
+def has_cost(analysis: Analysis) -> bool:
+    """The record has runtime data (measured or said why not): findings carry a cost worth a column."""
+    return analysis.summary.runtime is not None
+
+
+def default_sort(analysis: Analysis) -> str:
+    """Measured cost when the window was measured: what to fix first is what costs the most time."""
+    runtime = analysis.summary.runtime
+    return "cost" if runtime is not None and runtime.status == "measured" else "impact"
 
 
 def cycle(options: list[str], current: str | None) -> str | None:

@@ -17,7 +17,16 @@ SCAN_SORT_KEY = {
     "severity": lambda f: (SEVERITY_RANK.get(f.severity, 99), f.code),
     "site": lambda f: (f.path, f.line, f.column or 0),
     "occurrences": lambda f: (-f.occurrences, f.code),
+    "cost": lambda f: (_cost_tier(f), -(f.cost.total_s if _cost_tier(f) < 2 else 0.0), SEVERITY_RANK.get(f.severity, 9),
+                       -f.impact, f.path, f.line, f.code),
 }
+
+
+def _cost_tier(f) -> int:
+    """Measured seconds first, compile seconds next, no cost last (issue 11's ranking)."""
+    if f.cost is None or f.cost.total_s <= 0:
+        return 2
+    return {"measured": 0, "compile": 1}.get(f.cost.basis, 2)
 
 
 def scan(analysis, query: FindingQuery) -> list[int]:

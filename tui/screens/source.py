@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from tdiag.reports.cost_heat import HEAT_LEVELS, heat_label
 from tdiag.tui.format import severity_text
 from tdiag.tui.index import MARK_PRIORITY
 from tdiag.tui.messages import OpenInEditor, ShowFinding
 from tdiag.tui.screens.base import TdiagScreen
-from tdiag.tui.widgets.source_view import MARK_GLYPHS, SourceView
+from tdiag.tui.widgets.source_view import HEAT_STYLES, MARK_GLYPHS, SourceView
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
@@ -40,6 +41,11 @@ class SourceScreen(TdiagScreen):
         for kind in MARK_PRIORITY:
             glyph, style = MARK_GLYPHS[kind]
             legend.append(glyph, style).append(f" {MARK_WORDS[kind]}  ", "dim")
+        if self.index.heat:
+            legend.append("heat ", "dim")
+            for level in range(1, HEAT_LEVELS + 1):
+                legend.append(" ", HEAT_STYLES[level])
+            legend.append(" measured time  ", "dim")
         legend.append("n/p: next/prev mark  Enter: open finding", "dim")
         self.query_one("#source-legend", Static).update(legend)
         paths = self.index.marked_paths()
@@ -53,7 +59,8 @@ class SourceScreen(TdiagScreen):
     def open_file(self, path: str, line: int = 1) -> None:
         view = self.query_one(SourceView)
         if view.path != path:
-            view.show(path, self.analysis.sources.get(path), self.index.marks.get(path, {}), line)
+            view.show(path, self.analysis.sources.get(path), self.index.marks.get(path, {}), line,
+                      heat=self.index.heat.get(path))
             files = self.query_one("#files", OptionList)
             try:
                 files.highlighted = files.get_option_index(path)
@@ -96,12 +103,15 @@ class SourceScreen(TdiagScreen):
 
     def line_summary(self, path: str, line: int) -> RenderableType:
         marks = self.index.marks.get(path, {}).get(line)
+        heat = self.index.heat.get(path, {}).get(line)
         if marks is None:
             return Text(f"{path}:{line}  nothing recorded on this line", style="dim")
         parts: list[RenderableType] = [
             Text(f"{path}:{line}  " + ", ".join(MARK_WORDS[k] for k in MARK_PRIORITY if k in marks.kinds),
                  style="bold")
         ]
+        if heat is not None:
+            parts.append(Text.assemble(("measured here: ", "dim"), (heat_label(heat), "bold")))
         for i in marks.findings[:5]:
             f = self.analysis.findings[i]
             parts.append(Text.assemble(severity_text(f.severity), " ", (f.code, "bold"), f" {f.message}"))

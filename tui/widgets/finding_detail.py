@@ -57,6 +57,9 @@ def render_finding(finding: Finding, sources: dict[str, str]) -> RenderableType:
         where.append(f" in {finding.function}", style="dim")
     where.append(f"  ×{finding.occurrences}", style="bold")
     parts.append(where)
+    if view.cost:
+        basis = "measured in the runtime window" if view.cost_basis == "measured" else "compile time over the run"
+        parts.append(Text.assemble(("cost: ", "bold"), (view.cost, "bold"), (f"  {basis}", "dim")))
     source = sources.get(finding.path)
     parts.append(source_snippet(source, finding.line, finding.column, finding.end_column))
     if view.broke_inside:

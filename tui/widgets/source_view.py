@@ -9,6 +9,7 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from tdiag.reports.cost_heat import LineHeat
 from tdiag.tui.format import SOURCE_NOT_AVAILABLE
 from tdiag.tui.index import MARK_BREAK, MARK_FINDING, MARK_KERNEL, MARK_RECOMPILE, LineMarks
 from tdiag.tui.widgets.lazy_highlight import LazyHighlight
@@ -28,6 +29,13 @@ MARK_GLYPHS = {
 }
 CURSOR_STYLE = Style(bgcolor="grey23")
 GUTTER_STYLE = Style(dim=True)
+# Line-number background by measured heat level (reports/cost_heat.py: 1 cool .. 4 hottest line of the record).
+HEAT_STYLES = {
+    1: Style(bgcolor="#3d2b00", color="white"),
+    2: Style(bgcolor="#6b3a00", color="white"),
+    3: Style(bgcolor="#9c3400", color="white", bold=True),
+    4: Style(bgcolor="#c41e00", color="white", bold=True),
+}
 
 
 class SourceView(ScrollView, can_focus=True):
@@ -59,16 +67,19 @@ class SourceView(ScrollView, can_focus=True):
         self.path = ""
         self.available = False
         self.marks: dict[int, LineMarks] = {}
+        self.heat: dict[int, LineHeat] = {}
         self._text: LazyHighlight | None = None  # None: the file was not recorded, and _missing says so
         self._missing = Text("")
         self._strips: dict[int, Strip] = {}
         self._number_width = 3
         self._highlighted: dict[str, LazyHighlight] = {}  # path -> lines, so going back to a file costs nothing
 
-    def show(self, path: str, source: str | None, marks: dict[int, LineMarks], line: int = 1) -> None:
+    def show(self, path: str, source: str | None, marks: dict[int, LineMarks], line: int = 1,
+             heat: dict[int, LineHeat] | None = None) -> None:
         self.path = path
         self.available = source is not None
         self.marks = marks
+        self.heat = heat or {}
         if source is None:
             self._text = None
             self._missing = Text(f"{SOURCE_NOT_AVAILABLE}: {path} was not recorded", style="dim italic")
@@ -152,8 +163,15 @@ class SourceView(ScrollView, can_focus=True):
         glyph, style = MARK_GLYPHS[marks.primary] if marks and marks.kinds else (" ", GUTTER_STYLE)
         if not self.available:
             return Strip([Segment(" " * self._gutter_width)])
-        return Strip([Segment(f"{number:>{self._number_width}} ", GUTTER_STYLE), Segment(glyph, style),
+        heat = self.heat.get(number)
+        number_style = HEAT_STYLES[heat.level] if heat is not None and heat.level in HEAT_STYLES else GUTTER_STYLE
+        return Strip([Segment(f"{number:>{self._number_width}} ", number_style), Segment(glyph, style),
                       Segment(" ")])
+
+    def heat_level(self, number: int) -> int:
+        """The gutter's heat level on a line (0: no measured time): what the line number's background shows."""
+        heat = self.heat.get(number)
+        return heat.level if heat is not None else 0
 
     def _code_strip(self, number: int) -> Strip:
         strip = self._strips.get(number)
