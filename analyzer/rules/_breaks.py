@@ -40,6 +40,7 @@ def classify(b: GraphBreak) -> str:
         or "c function" in reason
         or "unsupported context manager" in reason
         or "not supported" in reason
+        or ("unsupported" in reason and " call" in reason)  # "Unsupported Tensor.backward() call"
     ):
         return "BRK005"
     return "BRK099"
@@ -79,7 +80,9 @@ class Cause:
     @property
     def rule_code(self) -> str:
         first = self.first
-        if any(b.frame_skipped for b in self.breaks + self.cascades) and not first.frame_skipped:
+        compiles = {(b.rank, b.compile_id) for b in self.breaks}
+        same_compile = [b for b in self.cascades if (b.rank, b.compile_id) in compiles]
+        if any(b.frame_skipped for b in self.breaks + same_compile) and not first.frame_skipped:
             first = dataclasses.replace(first, frame_skipped=True)
         return classify(first)
 
@@ -99,9 +102,26 @@ def break_causes(breaks: list[GraphBreak]) -> list[Cause]:
     by_compile: dict[tuple, Cause] = {}
     by_site: dict[tuple, Cause] = {}
     cascades = []
+    late_skips = []
     for b in breaks:
         if is_cascade(b):
             cascades.append(b)
+            continue
+        if b.frame_skipped and b.library_frame is None:
+            late_skips.append(b)
+            continue
+        cause = causes.setdefault(cause_key(b), Cause())
+        cause.breaks.append(b)
+        by_compile.setdefault((b.rank, b.compile_id), cause)
+        by_site.setdefault(b.site.key, cause)
+    for b in late_skips:
+        # Dynamo gave up on a recompile of a frame that had already broken at this same line (the recompile came
+        # from the earlier break, e.g. a value carried across it): a consequence, shown in that cause's chain
+        root = next((c for c in causes.values() if any(
+            r.site.key == b.site.key and r.rank == b.rank and _frame_of(r) == _frame_of(b) and r.compile_id != b.compile_id
+            for r in c.breaks)), None)
+        if root is not None:
+            root.cascades.append(b)
             continue
         cause = causes.setdefault(cause_key(b), Cause())
         cause.breaks.append(b)
@@ -116,6 +136,13 @@ def break_causes(breaks: list[GraphBreak]) -> list[Cause]:
     return list(causes.values())
 
 
+def carried_across_break(r, break_sites: set) -> bool:
+    """A recompile of the code after a graph break because the value carried across it changed (``___stack0``,
+    e.g. an ``.item()`` result): a consequence of that break, shown in its chain rather than as an RCP finding."""
+    failure = r.failures[0] if r.failures else None
+    return bool(failure and failure.subject and "___stack" in failure.subject and (r.path, r.line) in break_sites)
+
+
 def break_findings(ctx, rule, message, fix) -> list[Finding]:
     """One finding per user line for the breaks of this rule, each distinct cause listed with its own GB id and
     count (never hidden behind the first), cascades shown as the chain under their root.
@@ -125,6 +152,11 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
         if cause.rule_code == rule.code:
             groups[cause.first.site.key].append(cause)
     failures = {(g.rank, g.compile_id): g.fail_reason for g in ctx.analysis.graphs if g.fail_reason}
+    sites = {b.site.key for b in ctx.analysis.breaks}
+    carried = defaultdict(int)
+    for r in ctx.analysis.recompiles:
+        if carried_across_break(r, sites):
+            carried[(r.path, r.line)] += 1
     findings = []
     for (path, line), causes in groups.items():
         causes.sort(key=lambda c: -len(c.breaks))
@@ -139,6 +171,9 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
         if others:
             text += "; the same cause is also reached from " + ", ".join(others)
         chain = _chain(causes, failures)
+        if carried.get((path, line)):
+            chain.append({"gb_id": None, "reason": "the code after it recompiled for a new value carried across the "
+                          "break", "occurrences": carried[(path, line)]})
         if chain:
             text += "; then " + ", ".join(f"{item['reason']} ({item['gb_id']})" if item["gb_id"] else item["reason"]
                                           for item in chain)
@@ -178,6 +213,10 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
             )
         )
     return findings
+
+
+def _frame_of(b: GraphBreak) -> str:
+    return b.compile_id.rsplit("/", 1)[0]
 
 
 def _site_order(site: str) -> tuple:

@@ -8,7 +8,7 @@ from collections import defaultdict
 from tdiag.analyzer.evidence import RecompileEvidence
 from tdiag.analyzer.model import Finding, Frame, GuardFailure, Recompile, Site
 from tdiag.analyzer.paths import is_library_display
-from tdiag.analyzer.rules._breaks import _cid_key, _ranks, graph_keys
+from tdiag.analyzer.rules._breaks import _cid_key, _ranks, carried_across_break, graph_keys
 from tdiag.analyzer.rules._sites import frame_call_sites
 
 KIND_TO_CODE = {
@@ -81,8 +81,12 @@ def assigned_causes(analysis) -> list[tuple[str, Site, list[Recompile]]]:
     count, a module's forward that sees an input now requiring grad) are consequences of the same change and are
     listed under that finding instead of standing as findings of their own."""
     frame_sites = frame_call_sites(analysis)
+    break_sites = {b.site.key for b in analysis.breaks}
     by_site: dict[tuple, list[tuple[str, Site, list[Recompile]]]] = defaultdict(list)
     for recompiles in recompile_causes(analysis):
+        recompiles = [r for r in recompiles if not carried_across_break(r, break_sites)]  # in the break's chain
+        if not recompiles:
+            continue
         site = cause_site(recompiles, frame_sites)
         by_site[site.key].append((classify(recompiles[0]), site, recompiles))
     out = []

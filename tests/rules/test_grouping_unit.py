@@ -163,3 +163,22 @@ def test_library_frames_recompiling_at_the_users_call_fold_under_the_users_recom
     found = [f for f in findings(recompiles=recompiles) if f.family == "RCP"]
     assert [(f.code, f.line, f.occurrences) for f in found] == [("RCP001", 24, 2)]
     assert "gcn_norm" in found[0].message
+
+
+def test_a_step_with_backward_item_and_print_gives_three_findings_and_their_consequences_in_chains():
+    """torch's events for `loss.backward(); v = loss.item(); print(f"{v:.4f}")` in a compiled step called three
+    times: the resume function after .item() recompiles for the new float, and on that recompile Dynamo gives up
+    at the f-string (BUILD_STRING, frame skipped). An expert sees three breaks; the rest follows from them."""
+    breaks = [brk("0/0", 14, "GB0123", "Unsupported Tensor.backward() call"),
+              brk("1/0", 15, "GB0124", "Unsupported Tensor.item() call with capture_scalar_outputs=False"),
+              brk("2/0", 16, "GB0059", "Failed to trace builtin operator"),
+              brk("2/1", 16, "GB0021", "BUILD_STRING type error")]
+    breaks[2].user_stack[0].code = breaks[3].user_stack[0].code = 'print(f"loss {value:.4f}")'
+    breaks[3].frame_skipped = True
+    carried = GuardFailure("2/0", "___stack0 == 1.31", "value", subject="___stack0")
+    recompiles = [Recompile("2/1", 2, "step", "train.py", 15, [carried], call_site=Site("train.py", 21))]
+    found = findings(breaks=breaks, recompiles=recompiles)
+    assert sorted((f.code, f.line) for f in found) == [("BRK002", 15), ("BRK004", 16), ("BRK005", 14)]
+    by_code = {f.code: f for f in found}
+    assert by_code["BRK004"].evidence.chain[0]["gb_id"] == "GB0021"
+    assert by_code["BRK002"].evidence.chain[0]["occurrences"] == 1
