@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from tdiag.analyzer.model import Finding
+from tdiag.reports.site_text import shorten_site
 from tdiag.reports.view import SOURCE_NOT_AVAILABLE, family_label, site_label  # noqa: F401  (shared with the HTML)
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -15,6 +16,11 @@ def severity_text(severity: str) -> Text:
 
 def finding_site(finding: Finding) -> str:
     return site_label(finding.path, finding.line, finding.column)
+
+
+def site_cell(path: str, line: int | None, column: int | None, width: int) -> Text:
+    """A site for a fixed-width column: directories go from the left, the file name and line stay."""
+    return Text(shorten_site(site_label(path, line, column), width))
 
 
 def seconds(value: float | None) -> str:

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 from tdiag.analyzer import capture_health
 from tdiag.analyzer.model import Analysis
-from tdiag.tui.format import finding_site, seconds, severity_text
+from tdiag.tui.format import seconds, severity_text, site_cell
 from tdiag.tui.messages import ShowFinding
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
@@ -19,6 +19,7 @@ from textual.widgets import Static
 
 TOP_PROBLEMS = 50
 COLUMNS = (("sev", 7), ("code", 6), ("site", 22), ("×", 4), ("problem", 80))
+SITE_WIDTH = dict(COLUMNS)["site"]
 
 
 class OverviewScreen(TdiagScreen):
@@ -61,8 +62,8 @@ class OverviewScreen(TdiagScreen):
 
     def _cells(self, index: int) -> list[Text]:
         f = self.analysis.findings[index]
-        return [severity_text(f.severity), Text(f.code), Text(finding_site(f)), Text(str(f.occurrences)),
-                Text(f.message)]
+        return [severity_text(f.severity), Text(f.code), site_cell(f.path, f.line, f.column, SITE_WIDTH),
+                Text(str(f.occurrences)), Text(f.message)]
 
     @property
     def selected_index(self) -> int | None:

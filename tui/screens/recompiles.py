@@ -7,7 +7,7 @@ from functools import cached_property
 from rich.console import Group, RenderableType
 from rich.text import Text
 from tdiag.analyzer.model import Analysis, FrameInfo, GraphKey, Recompile
-from tdiag.tui.format import site_label
+from tdiag.tui.format import site_cell, site_label
 from tdiag.tui.messages import ShowGraph
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
@@ -17,6 +17,7 @@ from textual.containers import Container, VerticalScroll
 from textual.widgets import Static
 
 COLUMNS = (("function", 16), ("site", 18), ("variants", 8), ("limit", 5))
+SITE_WIDTH = dict(COLUMNS)["site"]
 
 
 class RecompilesScreen(TdiagScreen):
@@ -51,7 +52,8 @@ class RecompilesScreen(TdiagScreen):
 
     def _cells(self, row: int) -> list[Text]:
         frame = self.frames[row]
-        return [Text(frame.code_name), Text(site_label(frame.path, frame.line)), Text(str(len(frame.variants))),
+        return [Text(frame.code_name), site_cell(frame.path, frame.line, None, SITE_WIDTH),
+                Text(str(len(frame.variants))),
                 Text.assemble(("HIT", "bold red")) if frame.hit_recompile_limit else Text("")]  # spans survive truncate
 
     @property
