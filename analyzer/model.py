@@ -426,6 +426,7 @@ class Analysis:
     frames: list[FrameInfo] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # display path -> snapshot text
     code: dict[str, str] = field(default_factory=CodeStore)  # hash -> generated code / graph text
+    verification: dict[str, Any] | None = None  # the last `tdiag fix --verify` result kept with the record
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self, include_code: bool = True) -> dict[str, Any]:

@@ -47,9 +47,10 @@ class TdiagApp(App):
         Binding("q", "quit", "Quit"),
     ]
 
-    def __init__(self, analysis: Analysis) -> None:
+    def __init__(self, analysis: Analysis, record_dir: Path | None = None) -> None:
         super().__init__()
         self.analysis = analysis
+        self.record_dir = record_dir  # where `a` (apply a patch) keeps its backup; None: nothing is written
         self.index = AnalysisIndex(analysis)
         self.idle_gc = IdleCollector(self)
         self._history: list[str] = []  # modes visited, for Escape
@@ -135,9 +136,9 @@ def open_in_editor(app: App, path: str, line: int) -> None:
         app.notify(f"could not run {editor}: {exc}", severity="error")
 
 
-def make_app(analysis: Analysis) -> TdiagApp:
-    return TdiagApp(analysis)
+def make_app(analysis: Analysis, record_dir: Path | None = None) -> TdiagApp:
+    return TdiagApp(analysis, record_dir)
 
 
-def run_app(analysis: Analysis) -> None:
-    make_app(analysis).run()
+def run_app(analysis: Analysis, record_dir: Path | None = None) -> None:
+    make_app(analysis, record_dir).run()

@@ -42,7 +42,7 @@ def show_results(args, run_dir: Path, lead: bool) -> None:
             from tdiag.tui import run_app
         except ImportError:
             return
-        run_app(analysis)
+        run_app(analysis, run_dir)
 
 
 def is_tty(stream) -> bool:

@@ -14,8 +14,14 @@ def load_analysis(record: str):
     if not Path(record).exists():
         raise TdiagError(f"no record at {record}")
     try:
-        return build(record)
+        analysis = build(record)
     except TdiagError:
         raise
     except Exception as exc:  # an internal error must read as exit 2, never as "findings" (1) or a regression
         raise TdiagError(f"internal error while analysing {record}: {type(exc).__name__}: {exc}") from exc
+    from tdiag.fixing.loop import load_verification
+
+    # `tdiag fix --verify` keeps its result next to the record; every output shows it from the Analysis.
+    record_dir = Path(record) if Path(record).is_dir() else Path(record).parent
+    analysis.verification = load_verification(record_dir)
+    return analysis

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from tdiag.errors import EXIT_CLEAN
 
@@ -18,7 +19,8 @@ class TuiCommand:
         from tdiag.commands._analysis import load_analysis
         from tdiag.tui import run_app
 
-        run_app(load_analysis(args.record))  # a bad record is a one-line error and exit 2
+        record_dir = Path(args.record) if Path(args.record).is_dir() else Path(args.record).parent
+        run_app(load_analysis(args.record), record_dir)  # a bad record is a one-line error and exit 2
         return EXIT_CLEAN
 
 

@@ -83,12 +83,13 @@ def fix(record: str, analysis: Analysis, options: FixOptions) -> FixReport:
             return report
     if options.verify:
         report.comparisons, report.scratch = _verify(run, chosen, options)
-        _save_verification(run, report)
     if options.apply:
         if report.worse and not options.force:
             report.not_applied = "not applied: the verification found the patched run worse (see above); --force applies anyway"
         else:
             report.applied = write_with_backup(run.record_dir, run.root, new_texts(run, chosen), [p.id for p in chosen])
+    if options.verify:
+        _save_verification(run, report)
     return report
 
 
@@ -137,3 +138,19 @@ def load_verification(record_dir: Path) -> dict[str, Any] | None:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return None
+
+
+def apply_finding_patch(record_dir: Path, analysis: Analysis, finding, force: bool = False) -> Applied:
+    """Write one finding's patch (the TUI's `a` key), with the same refusals, backup and undo as ``--apply``."""
+    from tdiag.fixing.plan import edits_of
+
+    suggestion = finding.suggestion
+    if suggestion is None or not suggestion.patch:
+        raise TdiagError("this finding has no patch")
+    run = recorded_run(str(record_dir), analysis.sources)
+    patch = PlannedPatch(f"{finding.code}@{finding.path}:{finding.line}", finding.path, suggestion.patch,
+                         suggestion.title, [finding.code], [finding], edits_of(suggestion.patch))
+    refusals = check_files(run.root, run.sources, [patch.path], force)
+    if refusals:
+        raise TdiagError(f"not applied: {refusals[0].path} {refusals[0].detail}")
+    return write_with_backup(run.record_dir, run.root, new_texts(run, [patch]), [patch.id])

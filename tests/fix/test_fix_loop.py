@@ -162,3 +162,52 @@ def test_undo_keeps_edits_made_after_the_fix(branchy):
     assert path.read_text().endswith("# my own edit\n")
     assert branchy.fix("--undo", "--force").returncode == 0
     assert path.read_text() == original
+
+
+def test_html_report_shows_the_verification(train_verified, train, tmp_path):
+    import subprocess
+    import sys
+    from html.parser import HTMLParser
+
+    _, data, _ = train_verified
+    out = tmp_path / "report.html"
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "report", str(train.record), "-o", str(out)],
+                          env=train.env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+    class Rows(HTMLParser):
+        """The cells of the first table in the #verification section."""
+
+        def __init__(self):
+            super().__init__()
+            self.inside = self.in_table = False
+            self.rows, self.cell = [], None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "section":
+                self.inside = dict(attrs).get("id") == "verification"
+            elif self.inside and tag == "table" and not self.rows:
+                self.in_table = True
+            elif self.in_table and tag == "tr":
+                self.rows.append([])
+            elif self.in_table and tag in ("td", "th"):
+                self.cell = ""
+
+        def handle_endtag(self, tag):
+            if tag == "table":
+                self.in_table = False
+            elif self.in_table and tag in ("td", "th") and self.cell is not None:
+                self.rows[-1].append(self.cell.strip())
+                self.cell = None
+
+        def handle_data(self, text):
+            if self.cell is not None:
+                self.cell += text
+
+    parser = Rows()
+    parser.feed(out.read_text())
+    table = {row[0]: row[1:] for row in parser.rows if row}
+    together = data["verification"][0]
+    assert table["graphs"] == [str(together["before"]["graphs"]), "1"]
+    assert table["recompiles"] == [str(together["before"]["recompiles"]), "0"]
+    assert table["stdout identical"] == ["", "yes"]

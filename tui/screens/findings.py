@@ -34,6 +34,7 @@ class FindingsScreen(TdiagScreen):
         Binding("d", "divergence", "Divergence", show=False),
         Binding("x", "clear_filters", "Clear", show=False),
         Binding("e", "edit", "Edit"),
+        Binding("a", "apply_patch", "Apply patch"),
         Binding("g", "open_graph", "Graph of the finding", show=False),
         Binding("escape", "escape", "Back", show=False),
     ]
@@ -220,6 +221,22 @@ class FindingsScreen(TdiagScreen):
         finding = self.selected_finding
         if finding is not None:
             self.post_message(OpenInEditor(finding.path, finding.line))
+
+    def action_apply_patch(self) -> None:
+        """Show the finding's patch and write it after confirmation (``tdiag.fixing``: refusals, backup, undo)."""
+        finding = self.selected_finding
+        if finding is None:
+            return
+        if finding.suggestion is None or not finding.suggestion.patch:
+            self.notify("This finding has no patch: its fix is in the detail pane.", severity="information")
+            return
+        from tdiag.tui.screens.apply_patch import ApplyPatchScreen
+
+        def done(message: str | None) -> None:
+            if message:
+                self.notify(message, timeout=10)
+
+        self.app.push_screen(ApplyPatchScreen(self.analysis, finding, getattr(self.app, "record_dir", None)), done)
 
     def action_open_graph(self) -> None:
         """The compiled graph the finding concerns, on the rank the list is filtered to when it names one."""
