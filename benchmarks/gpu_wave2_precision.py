@@ -38,11 +38,11 @@ def run_one(name: str, module_needed: str) -> None:
     out = Path(tempfile.mkdtemp(prefix=f"tdiag-{name}-"))
     env = dict(os.environ, HF_HUB_OFFLINE="1", TORCHINDUCTOR_CACHE_DIR=str(out / "cache"))
     cmd = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(out / "run"), str(PROGRAMS / f"{name}.py")]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, cwd=out)  # not the repo root
     print(f"== {name}: exit {proc.returncode}\n{proc.stdout[-800:]}{proc.stderr[-1500:]}")
     check(proc.returncode == 0, f"{name}: program ran to the end under tdiag run")
     rep = subprocess.run([sys.executable, "-m", "tdiag", "report", str(out / "run"), "--format", "json"],
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=600, cwd=out)
     data = json.loads(rep.stdout)
     kernels = [k for g in data["graphs"] for k in g.get("kernels", [])]
     vendor = [k for k in kernels if any(w in k["name"].lower() for w in VENDOR_WORDS)]
