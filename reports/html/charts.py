@@ -11,6 +11,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey
+from tdiag.reports.cost_format import rank_runtimes, runtime_parts
 
 from .escape import plotly_text as esc
 
@@ -38,7 +39,7 @@ class Chart:
 
 
 def build_charts(analysis: Analysis) -> list[Chart]:
-    builders = (compile_time_chart, recompile_timeline_chart, kernel_kind_chart, graph_size_chart)
+    builders = (runtime_chart, compile_time_chart, recompile_timeline_chart, kernel_kind_chart, graph_size_chart)
     return [chart for chart in (build(analysis) for build in builders) if chart is not None]
 
 
@@ -62,6 +63,52 @@ def _by_frame(analysis: Analysis) -> dict[tuple[int, int], list[CompiledGraph]]:
     for graph in analysis.graphs:
         frames[(-1 if graph.rank is None else graph.rank, graph.frame_id)].append(graph)
     return dict(sorted(frames.items()))
+
+
+# One colour per part of the measured window (reports/cost_format.runtime_parts), as in the TUI overview.
+_RUNTIME_COLORS = {
+    "compiled": "#2e7d32",
+    "eager (findings)": "#c62828",
+    "eager (other)": "#f9a825",
+    "guards": "#8e24aa",
+    "compile": "#1565c0",
+}
+
+
+def runtime_chart(analysis: Analysis) -> Chart | None:
+    """Where each measured step's time went: one stacked bar per rank (one for a single process), in ms per step."""
+    windows = rank_runtimes(analysis.summary.runtime)
+    if not windows:
+        return None
+    labels = [esc(label or "run") for label, _ in windows]
+    names = [name for name, _ in runtime_parts(windows[0][1])]
+    traces = []
+    for i, name in enumerate(names):
+        values = [round(runtime_parts(w)[i][1] / w.steps * 1e3, 4) if w.steps else 0.0 for _, w in windows]
+        traces.append(
+            go.Bar(
+                name=esc(name),
+                y=labels,
+                x=values,
+                orientation="h",
+                marker=dict(color=_RUNTIME_COLORS.get(name, "#6d4c41")),
+                hovertemplate="%{y}<br>" + esc(name) + ": %{x:.3f} ms/step<extra></extra>",
+            )
+        )
+    lead = windows[0][1]
+    return Chart(
+        "chart-runtime",
+        "Time per step (measured)",
+        f"{lead.steps} steps measured after compilation settled: compiled graphs, eager code between graphs that "
+        "findings explain, other eager code, guard checks and compiles inside the window.",
+        _figure(
+            traces,
+            barmode="stack",
+            height=max(180, 90 + 34 * len(labels)),
+            xaxis=dict(title="ms per step", automargin=True),
+            yaxis=dict(automargin=True, autorange="reversed"),
+        ),
+    )
 
 
 def compile_time_chart(analysis: Analysis) -> Chart | None:

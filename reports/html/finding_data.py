@@ -15,6 +15,7 @@ FIELDS = (
     "rank", "anchor", "code", "name", "family", "severity", "path", "line", "column", "end_column", "function",
     "source", "message", "fix", "reason", "gb_id", "gb_url", "explanation", "hints", "same_as", "guard", "expected",
     "actual", "facts", "occurrences", "compile_ids", "graph_refs", "library_frame", "ranks", "stack", "suggestion",
+    "cost",
 )  # fmt: skip
 
 
@@ -69,5 +70,7 @@ def _row(v: Any, s: StringTable) -> list[Any]:
         ]
         if sug
         else None,
+        # [label, basis, seconds] (reports/cost_format.cost_label), null without a cost
+        "cost": [s(v.cost), s(v.cost_basis), v.f.cost.total_s] if v.cost else None,
     }
     return [row[name] for name in FIELDS]

@@ -18,6 +18,7 @@ from tdiag.analyzer.model import (
     Recompile,
 )
 
+from ..cost_heat import line_heat
 from ..view import StackLine, finding_view
 from .charts import build_charts
 from .escape import json_for_script, safe_url
@@ -53,6 +54,8 @@ class FindingView:
     gb_url: str | None
     ranks: str  # "0 1 3": ranks where it occurred, for the rank selector
     same_as: tuple[str, int] | None = None  # (anchor, rank) of an earlier finding with the same explanation and hints
+    cost: str = ""  # measured cost label (shared view-model), "" without one
+    cost_basis: str = ""  # measured, compile, ""
 
 
 @dataclass
@@ -219,6 +222,8 @@ def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[s
                 per_rank=shared.ranks,
                 gb_url=safe_url(f.gb_url),
                 ranks=" ".join(r for r, n in f.ranks.items() if n),
+                cost=shared.cost,
+                cost_basis=shared.cost_basis,
             )
         )
         view = views[-1]
@@ -236,7 +241,8 @@ def _sources(analysis: Analysis, slugs: dict[str, str], findings: list[FindingVi
     for v in findings:
         if v.f.path in marks:
             marks[v.f.path].setdefault(v.f.line, []).append((v.anchor, v.f.code, v.f.severity))
-    files = [annotate(path, slugs[path], analysis.sources[path], marks[path]) for path in slugs]
+    heat = line_heat(analysis)
+    files = [annotate(path, slugs[path], analysis.sources[path], marks[path], heat.get(path)) for path in slugs]
     # files with findings first: that is where the user has work to do
     return sorted(files, key=lambda sf: (sf.finding_count == 0, sf.path))
 

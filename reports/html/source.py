@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..cost_heat import LineHeat, heat_label
+
 EXCERPT_CONTEXT = 1  # lines shown above and below a finding's line
 
 
@@ -19,6 +21,8 @@ class SourceLine:
     after: str = ""
     target: bool = False
     anchors: list[tuple[str, str, str]] = field(default_factory=list)  # (anchor, code, severity) of findings here
+    heat: int = 0  # measured-time level 1..4 (reports/cost_heat.py); 0: none measured on this line
+    heat_label: str = ""  # "0.68 ms/step (9% of the window)"
 
 
 def split_highlight(text: str, column: int | None, end_column: int | None) -> tuple[str, str, str]:
@@ -62,8 +66,13 @@ class SourceFile:
         return "\n".join(str(n) for n in range(1, len(self.lines) + 1))
 
 
-def annotate(path: str, slug: str, text: str, marks: dict[int, list[tuple[str, str, str]]]) -> SourceFile:
+def annotate(
+    path: str, slug: str, text: str, marks: dict[int, list[tuple[str, str, str]]], heat: dict[int, LineHeat] | None = None
+) -> SourceFile:
+    heat = heat or {}
     lines = []
     for number, line in enumerate(text.splitlines(), start=1):
-        lines.append(SourceLine(number, line, target=number in marks, anchors=marks.get(number, [])))
+        h = heat.get(number)
+        lines.append(SourceLine(number, line, target=number in marks, anchors=marks.get(number, []),
+                                heat=h.level if h else 0, heat_label=heat_label(h) if h else ""))
     return SourceFile(path, slug, lines, sum(len(v) for v in marks.values()))

@@ -107,6 +107,8 @@ window.tdiagBuild = (function () {
       loc,
       f.function !== null ? " " : null,
       f.function !== null ? h("span", { class: "fn" }, ["in " + s(f.function)]) : null,
+      f.cost !== null ? " " : null,
+      f.cost !== null ? h("span", { class: "cost cost-" + s(f.cost[1]) }, [s(f.cost[0])]) : null,
     ]);
   };
 
@@ -120,6 +122,7 @@ window.tdiagBuild = (function () {
       "data-family": s(f.family),
       "data-severity": s(f.severity),
       "data-ranks": ranks.length ? ranks.join(" ") : null,
+      "data-cost": f.cost !== null ? String(f.cost[2]) : null,
     }, [
       this.findingHeader(f),
       h("p", { class: "msg" }, [f.message]),
@@ -165,6 +168,10 @@ window.tdiagBuild = (function () {
         var code = h("code", null, [s(i)]);
         return f.graph_refs[n] ? h("a", { href: "#" + f.graph_refs[n] }, [code]) : code;
       })));
+    }
+    if (f.cost !== null) {
+      var basis = s(f.cost[1]) === "measured" ? "measured in the runtime window" : "compile time over the run";
+      item("Cost", h("dd", { class: "cost-detail" }, [s(f.cost[0]) + " ", h("span", { class: "muted" }, [basis])]));
     }
     item("Occurrences", h("dd", null, occ));
     if (f.library_frame) {

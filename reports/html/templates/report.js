@@ -204,6 +204,23 @@
       applyFilters();
     }
 
+    // Sort by cost (records with runtime data): measured seconds, largest first; findings without a cost keep their
+    // rank order after them. "rank" puts the page order back. Articles move before #no-match, filters unchanged.
+    var sortSel = document.getElementById("sort");
+    if (sortSel) {
+      sortSel.addEventListener("change", function () {
+        var order = records.map(function (rec, i) { return { el: rec.el, i: i, cost: parseFloat(rec.el.dataset.cost) }; });
+        if (sortSel.value === "cost") {
+          order.sort(function (a, b) {
+            var ca = isNaN(a.cost) ? -1 : a.cost, cb = isNaN(b.cost) ? -1 : b.cost;
+            return cb - ca || a.i - b.i;
+          });
+        }
+        var end = document.getElementById("no-match");
+        order.forEach(function (o) { end.parentNode.insertBefore(o.el, end); });
+      });
+    }
+
     // A permalink into a collapsed block (source line, graph) opens it, and a filtered-out finding is shown again.
     function reveal() {
       var id;

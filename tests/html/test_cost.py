@@ -1,0 +1,106 @@
+"""Measured cost in the HTML report (issue 11): the time-breakdown chart, cost on every finding (server-rendered and
+built by the page script), sort by cost, and the annotated source's heat.
+
+The measured record is a real `tdiag run` of tests/runtime/programs/hot_loop_break.py (a break called 50 times a
+step, another once): by hand, the hot loop's break is the costliest finding and its line the hottest. The lazy-row
+case uses the fixture factory's many-findings Analysis with costs written by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixtures.analysis_factory import PLOTLY_STUB, hostile_many
+from report_dom import parse
+from tdiag.analyzer import build
+from tdiag.analyzer.model import Cost, RuntimeSummary
+from tdiag.reports.cost_format import cost_label
+from tdiag.reports.cost_heat import HEAT_LEVELS
+from tdiag.reports.html import write_html
+from tdiag.reports.html.page import FULL_FINDINGS
+from tdiag.reports.html.render import render
+
+from tdiag_testing import run_tdiag
+
+PROGRAM = Path(__file__).parents[1] / "runtime" / "programs" / "hot_loop_break.py"
+HOT_LINE, ONCE_LINE = 22, 15  # the graph_break() lines of `hot` and `once`
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory, session_env):
+    out = tmp_path_factory.mktemp("cost") / "run"
+    proc = run_tdiag(["run", "--no-tui", "-q", "-o", str(out), str(PROGRAM), "30"], session_env)
+    assert proc.returncode == 0, proc.stderr
+    analysis = build(out)
+    assert analysis.summary.runtime.status == "measured"
+    return analysis
+
+
+def _hot(analysis):
+    return next(f for f in analysis.findings if f.family == "BRK" and f.function == "hot")
+
+
+def test_structure_cost_chart_and_heat(measured):
+    html = render(measured, plotly_bundle=PLOTLY_STUB, compress=False)
+    dom = parse(html)
+    assert dom.find(id="chart-runtime") is not None
+    hot = _hot(measured)
+    article = dom.find(id=hot.anchor)
+    assert article.attrs["data-cost"] == str(hot.cost.total_s)
+    badge = article.find(cls="cost")
+    assert badge.text() == cost_label(hot.cost) and "ms/step" in badge.text()
+    # every finding with a cost shows it; the lead says the order is by measured cost
+    assert len(dom.find_all(cls="cost", tag="span")) == sum(1 for f in measured.findings if cost_label(f.cost) != "-")
+    assert "Ranked by measured cost" in html
+    hot_line = next(n for n in dom.find_all(tag="span") if n.attrs.get("id", "").endswith(f"-L{HOT_LINE}"))
+    assert f"heat-{HEAT_LEVELS}" in hot_line.attrs["class"].split() and "ms/step" in hot_line.attrs["title"]
+    once_line = next(n for n in dom.find_all(tag="span") if n.attrs.get("id", "").endswith(f"-L{ONCE_LINE}"))
+    assert any(f"heat-{level}" in once_line.attrs["class"].split() for level in range(1, HEAT_LEVELS))
+
+
+@pytest.mark.browser
+def test_browser_draws_the_time_chart_and_sorts_by_cost(browser, measured, tmp_path):
+    path = tmp_path / "report.html"
+    write_html(measured, path)
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    page.wait_for_function("() => document.documentElement.dataset.ready === 'charts'")
+    page.wait_for_selector("#chart-runtime svg.main-svg", state="attached")
+    legend = page.eval_on_selector_all("#chart-runtime .legendtext", "els => els.map(e => e.textContent)")
+    assert {"compiled", "eager (findings)", "eager (other)", "guards", "compile"} <= set(legend)
+    hot = _hot(measured)
+    assert page.text_content(f'[id="{hot.anchor}"] h3 .cost') == cost_label(hot.cost)
+    # sort by cost: measured seconds, largest first, then the uncosted in rank order
+    page.select_option("#sort", "cost")
+    costs = page.eval_on_selector_all("article.finding", "els => els.map(e => e.dataset.cost ? +e.dataset.cost : -1)")
+    assert costs[0] == hot.cost.total_s
+    assert costs == sorted(costs, reverse=True)
+    page.select_option("#sort", "rank")
+    order = page.eval_on_selector_all("article.finding", "els => els.map(e => e.id)")
+    assert order[: len(measured.findings)] == [f.anchor for f in measured.findings][: len(order)]
+    assert errors == []
+    page.close()
+
+
+@pytest.mark.browser
+def test_lazy_findings_carry_their_cost(browser, tmp_path):
+    analysis = hostile_many(FULL_FINDINGS + 20)
+    analysis.summary.runtime = RuntimeSummary(status="measured", steps=10, window_s=0.5, compiled_s=0.2, eager_s=0.3,
+                                              attributed_s=0.1, unattributed_s=0.2, basis="measured")
+    lazy = analysis.findings[FULL_FINDINGS + 5]
+    lazy.cost = Cost(total_s=0.04, per_call_ms=4.0, share=0.08, basis="measured")
+    path = tmp_path / "many.html"
+    write_html(analysis, path)
+    page = browser.new_page()
+    page.goto(path.as_uri())
+    page.wait_for_function("() => ['findings', 'charts'].includes(document.documentElement.dataset.ready)")
+    anchor = page.eval_on_selector_all("#lazy-findings article.finding", "els => els.map(e => e.id)")[5]
+    badge = page.text_content(f'[id="{anchor}"] h3 .cost')
+    assert badge == "4 ms/step (8%)"
+    assert page.get_attribute(f'[id="{anchor}"]', "data-cost") == "0.04"
+    page.click(f'[id="{anchor}"] details.more > summary')
+    assert "4 ms/step (8%) measured in the runtime window" in page.text_content(f'[id="{anchor}"] dd.cost-detail')
+    page.close()
