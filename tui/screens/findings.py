@@ -34,7 +34,7 @@ class FindingsScreen(TdiagScreen):
         Binding("d", "divergence", "Divergence", show=False),
         Binding("x", "clear_filters", "Clear", show=False),
         Binding("e", "edit", "Edit"),
-        Binding("a", "apply_patch", "Apply patch"),
+        Binding("a", "apply_patch", "Apply patch", show=False),
         Binding("g", "open_graph", "Graph of the finding", show=False),
         Binding("escape", "escape", "Back", show=False),
     ]
