@@ -43,7 +43,7 @@ def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple
     lookup_starts = [a for a, _ in lookups]
     region_starts = [r[0] for r in regions]
     spans: list[tuple[int, int, tuple[int, float], str, str | None]] = []  # (start, end, priority, label, compile id)
-    per_graph: dict[str, dict[str, int]] = defaultdict(lambda: {"calls": 0, "op_us": 0, "device_us": 0})
+    per_graph: dict[str, dict[str, int]] = defaultdict(lambda: {"calls": 0, "op_us": 0, "device_ns": 0})
     for depth, (start, end, cid) in _with_depth(regions):
         first_child = min(_next_start(lookup_starts, start, end), _next_start(region_starts, start, end))
         graph_end = _graph_end(start, first_child, markers, ops)
@@ -52,7 +52,9 @@ def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple
         g = per_graph[cid]
         g["calls"] += 1
         g["op_us"] += _covered(ops, start, graph_end) // 1000
-        g["device_us"] += _device_in(launched, start, end) // 1000
+        # kernels launched by the graph's own call only: a nested frame's region counts its own, and the code after
+        # the graph (a break's eager part) launches eager kernels, so each kernel lands in one graph at most
+        g["device_ns"] += _device_in(launched, start, graph_end)
     spans += [(a, b, (1, 0.5), "backward", None) for a, b in backward]
     spans += [(a, b, (2, 0), "guard", None) for a, b in lookups]
     for cid, s, e in compiles:
@@ -60,7 +62,7 @@ def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple
     totals = _sweep(spans, t0, t1)
     truncated = len(spans) > MAX_SPANS
     return {
-        "graphs": {cid: dict(v) for cid, v in per_graph.items()},
+        "graphs": {cid: {"calls": v["calls"], "op_us": v["op_us"], "device_us": v["device_ns"] // 1000} for cid, v in per_graph.items()},
         "time_us": totals,  # label -> {compile id or "": microseconds}, a partition of the window
         "backward": {"calls": len(backward), "device_us": sum(_device_in(launched, a, b) for a, b in backward) // 1000},
         "guard_calls": len(lookups),
