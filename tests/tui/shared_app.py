@@ -60,7 +60,7 @@ class SharedApp:
         for stack in app._screen_stacks.values():
             for screen in stack:
                 if screen.id == "findings":
-                    screen.query_state = FindingQuery()
+                    screen.query_state = screen._fresh_query()  # cost order for a measured record
                     for search in screen.query(Input):
                         search.value = ""
                         search.display = False

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from rich.text import Text
 from tdiag.analyzer.model import Finding
-from tdiag.tui.format import finding_site, severity_text
+from tdiag.tui.format import severity_text, site_cell
 from tdiag.tui.messages import OpenInEditor, ShowGraph, ShowSource
-from tdiag.tui.query import SORT_KEYS, FindingQuery, cycle
+from tdiag.reports.cost_format import cost_label
+from tdiag.tui.query import SORT_KEYS, FindingQuery, cycle, default_sort, has_cost
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.screens.overview import all_clear
 from tdiag.tui.widgets.finding_detail import FindingDetail
@@ -18,8 +19,14 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 COLUMNS = (("sev", 7), ("code", 6), ("site", 24), ("×", 4), ("problem", 80))
+SITE_WIDTH = dict(COLUMNS)["site"]
+COST_COLUMN = ("cost", 20)  # after "×", only for records with runtime data
 DETAIL_DELAY_S = 0.06
-COLUMN_SORT = {"sev": "severity", "code": "code", "site": "site", "×": "occurrences", "problem": "impact"}
+COLUMN_SORT = {"sev": "severity", "code": "code", "site": "site", "×": "occurrences", "problem": "impact", "cost": "cost"}
+
+
+def columns(with_cost: bool) -> tuple[tuple[str, int], ...]:
+    return (*COLUMNS[:4], COST_COLUMN, *COLUMNS[4:]) if with_cost else COLUMNS
 
 
 class FindingsScreen(TdiagScreen):
@@ -41,12 +48,16 @@ class FindingsScreen(TdiagScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.query_state = FindingQuery()
+        self.query_state = FindingQuery()  # sort set on compose, from the record (cost when measured)
         self.visible_findings: list[int] = []  # indexes into Analysis.findings, in table order
         self._pending_selection: int | None = None
         self._detail_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
+        self.with_cost = has_cost(self.analysis)
+        if self.query_state == FindingQuery():
+            self.query_state = self._fresh_query()
+        table_columns = columns(self.with_cost)
         yield self.nav()
         yield Static(id="filter-bar")
         if self.analysis.findings:
@@ -54,8 +65,8 @@ class FindingsScreen(TdiagScreen):
         with Container(id="findings-body"):
             if self.analysis.findings:
                 with Container(id="findings-list"):
-                    yield RowTableHeader(header_content(COLUMNS, "screen.sort_column"), id="findings-header")
-                    yield RowTable(COLUMNS, self._cells, id="findings-table")
+                    yield RowTableHeader(header_content(table_columns, "screen.sort_column"), id="findings-header")
+                    yield RowTable(table_columns, self._cells, id="findings-table")
                 yield FindingDetail(id="finding-detail")
             else:
                 yield Static(all_clear(self.analysis), id="no-findings")
@@ -110,8 +121,15 @@ class FindingsScreen(TdiagScreen):
 
     def _cells(self, index: int) -> list[Text]:
         f = self.analysis.findings[index]
-        return [severity_text(f.severity), Text(f.code), Text(finding_site(f)), Text(str(f.occurrences)),
-                Text(f.message)]
+        site = site_cell(f.path, f.line, f.column, SITE_WIDTH)
+        cells = [severity_text(f.severity), Text(f.code), site, Text(str(f.occurrences)), Text(f.message)]
+        if self.with_cost:
+            label = cost_label(f.cost)
+            cells.insert(4, Text(label, style="bold" if f.cost is not None and f.cost.basis == "measured" else "dim"))
+        return cells
+
+    def _fresh_query(self) -> FindingQuery:
+        return FindingQuery(sort=default_sort(self.analysis))
 
     def _update_filter_bar(self) -> None:
         total = len(self.analysis.findings)
@@ -212,7 +230,7 @@ class FindingsScreen(TdiagScreen):
         self.refresh_rows()
 
     def action_clear_filters(self) -> None:
-        self.query_state = FindingQuery()
+        self.query_state = self._fresh_query()
         if self.analysis.findings:
             self.query_one("#search", Input).value = ""
         self.refresh_rows()

@@ -1,0 +1,112 @@
+"""Measured cost in the TUI (issue 11): cost column and order, cost in the detail, runtime breakdown, source heat.
+
+The record is a real `tdiag run` of tests/runtime/programs/hot_loop_break.py (a break called 50 times a step and
+one called once): by hand, the hot loop's break is the costliest finding and its line the hottest in the file.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from fixtures import analysis_factory
+from rich.console import Console
+from tdiag.analyzer import build
+from tdiag.reports.cost_format import cost_label
+from tdiag.reports.cost_heat import HEAT_LEVELS
+from tdiag.tui import make_app
+from tdiag.tui.screens.findings import COLUMNS, COST_COLUMN
+from tdiag.tui.widgets.source_view import HEAT_STYLES, SourceView
+
+from tdiag_testing import run_tdiag
+
+PROGRAM = Path(__file__).parents[1] / "runtime" / "programs" / "hot_loop_break.py"
+HOT_LINE, ONCE_LINE = 22, 15  # the graph_break() lines of `hot` and `once`
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory, session_env):
+    out = tmp_path_factory.mktemp("cost") / "run"
+    proc = run_tdiag(["run", "--no-tui", "-q", "-o", str(out), str(PROGRAM), "30"], session_env)
+    assert proc.returncode == 0, proc.stderr
+    analysis = build(out)
+    assert analysis.summary.runtime.status == "measured"
+    return analysis
+
+
+def _text(renderable, width: int = 200) -> str:
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def _hot(analysis):
+    return next(f for f in analysis.findings if f.family == "BRK" and f.function == "hot")
+
+
+async def test_findings_sorted_by_cost_with_a_cost_column(measured):
+    app = make_app(measured)
+    async with app.run_test(size=(160, 44)) as pilot:
+        await pilot.press("2")
+        screen = app.screen
+        assert screen.query_state.sort == "cost"
+        shown = [measured.findings[i] for i in screen.visible_findings]
+        assert shown[0] is _hot(measured)
+        measured_costs = [f.cost.total_s for f in shown if f.cost and f.cost.basis == "measured" and f.cost.total_s > 0]
+        assert measured_costs == sorted(measured_costs, reverse=True)
+        assert "cost" in _text(screen.query_one("#findings-header").render())
+        cells = screen._cells(screen.visible_findings[0])
+        assert cells[4].plain == cost_label(_hot(measured).cost) and "ms/step" in cells[4].plain
+        # "o" steps on to another order; clicking the cost header brings cost order back
+        await pilot.press("o")
+        assert screen.query_state.sort != "cost"
+        cost_x = sum(width + 2 for _, width in COLUMNS[:4]) + 1
+        await pilot.click("#findings-header", offset=(cost_x, 0))
+        assert screen.query_state.sort == "cost" and not screen.query_state.descending
+        assert screen.visible_findings[0] == measured.findings.index(_hot(measured))
+        # the detail pane names the cost and how it was measured
+        detail = _text(screen.query_one("#finding-detail").rendered)
+        assert f"cost: {cost_label(_hot(measured).cost)}  measured in the runtime window" in detail
+
+
+async def test_overview_shows_the_runtime_breakdown(measured):
+    app = make_app(measured)
+    async with app.run_test(size=(160, 44)) as pilot:
+        await pilot.pause()
+        text = _text(app.screen.query_one("#runtime").content)
+        r = measured.summary.runtime
+        assert f"{r.steps} steps" in text and "ms/step" in text
+        for part in ("compiled", "eager (findings)", "eager (other)", "guards", "compile"):
+            assert part in text
+        assert "Top problems by measured cost" in _text(app.screen.query_one("#top-title").content)
+
+
+async def test_source_heat_marks_the_hot_loop_line(measured):
+    app = make_app(measured)
+    async with app.run_test(size=(160, 44)) as pilot:
+        await pilot.press("5")
+        path = _hot(measured).path
+        app.screen.open_file(path, HOT_LINE)
+        await pilot.pause()
+        view = app.screen.query_one(SourceView)
+        assert view.heat_level(HOT_LINE) == HEAT_LEVELS
+        assert 1 <= view.heat_level(ONCE_LINE) < HEAT_LEVELS  # 1 call a step against 50
+        assert view.heat_level(1) == 0
+        number = view._gutter(HOT_LINE).__iter__().__next__()
+        assert number.style.bgcolor == HEAT_STYLES[HEAT_LEVELS].bgcolor
+        summary = _text(app.screen.line_summary(path, HOT_LINE))
+        assert "measured here: " in summary and "ms/step" in summary and "of the window" in summary
+
+
+async def test_record_without_runtime_keeps_impact_order_and_no_cost():
+    sample = analysis_factory.sample_analysis()
+    assert sample.summary.runtime is None
+    app = make_app(sample)
+    async with app.run_test(size=(160, 44)) as pilot:
+        assert not app.screen.query("#runtime")
+        await pilot.press("2")
+        assert app.screen.query_state.sort == "impact"
+        assert len(app.screen._cells(0)) == len(COLUMNS) and COST_COLUMN[0] not in _text(app.screen.query_one("#findings-header").render())
+        await pilot.press("5")
+        assert app.index.heat == {}
