@@ -22,11 +22,13 @@ _PARAM = re.compile(r"(\w*_parameters_\w+?)_?\s*:\s*\"(\w+)\[([^\]]*)\]")
 _FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in [^,]+, code: (.*)")
 _DTYPE_BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "b8": 1,
                 "c64": 8, "c128": 16, "f8e4m3fn": 1, "f8e5m2": 1}
+FSDP2 = "fully_shard (FSDP2)"
 WRAPPER_CLASSES = {"DDP", "DistributedDataParallel", "FSDP", "FullyShardedDataParallel"}
-WRAPPERS = {  # a path fragment of the wrapper's module -> its name
+WRAPPERS = {  # a path fragment of the wrapper's module -> its name (first match wins)
     "nn/parallel/distributed.py": "DistributedDataParallel",
+    "distributed/fsdp/_fully_shard/": FSDP2,
+    "distributed/_composable/fsdp": FSDP2,
     "distributed/fsdp/": "FullyShardedDataParallel",
-    "distributed/_composable/fsdp": "fully_shard (FSDP2)",
 }
 
 
@@ -140,3 +142,8 @@ def _dotted(node) -> str | None:
         base = _dotted(node.value)
         return f"{base}.{node.attr.value}" if base else None
     return None
+
+
+def wrapper_breaks(analysis: Analysis, fragment: str = "distributed/fsdp/") -> list:
+    """The graph breaks that happened inside the wrapper's own code (its hooks), reached from a user line."""
+    return [b for b in analysis.breaks if b.library_frame is not None and fragment in b.library_frame.path.replace("\\", "/")]

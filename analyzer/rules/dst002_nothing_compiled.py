@@ -23,7 +23,7 @@ bucket boundaries).
 
 from collections import defaultdict
 
-from tdiag.analyzer.distributed import compile_line, wrapper_of
+from tdiag.analyzer.distributed import FSDP2, compile_line, wrapper_breaks, wrapper_of
 from tdiag.analyzer.evidence import DistributedEvidence
 from tdiag.analyzer.model import Finding, Site
 from tdiag.analyzer.paths import is_library_display, user_function_name
@@ -47,7 +47,16 @@ def check(ctx):
     started = sum(1 for g in a.graphs if g.rank == first_rank)
     per_rank = " on each rank" if len({g.rank for g in a.graphs}) > 1 else ""
     mine = list(dict.fromkeys(user_function_name(g.code_name) for g in a.graphs if not is_library_display(g.path)))
-    if mine:
+    hook_breaks = wrapper_breaks(a) if wrapper in (FSDP2, "FullyShardedDataParallel") else []
+    if mine and hook_breaks:
+        b = hook_breaks[0]
+        reason = (f"Dynamo started your function(s) {', '.join(mine)} but gave up on them: the call of an FSDP-sharded "
+                  f"module at {b.site.path}:{b.site.line} is a graph break ({wrapper} runs its hooks under "
+                  "torch._dynamo.disable, 'skipping FSDP hooks')"
+                  + (", and a break inside a loop skips the whole function" if b.frame_skipped else ""))
+        fix = ("compile each block before sharding it (model.layers[i] = torch.compile(block), then fully_shard), "
+               "instead of the model around them: FSDP's hooks then run between compiled blocks")
+    elif mine:
         reason = (f"Dynamo started your function(s) {', '.join(mine)} but gave up on each before it held a graph "
                   "(the graph-break findings at their lines say why)")
         fix = "fix those graph breaks first (a break Dynamo cannot resume from skips the whole function)"

@@ -21,7 +21,7 @@ ALTERNATIVES = [
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     evidence = evidence_as(finding.evidence, DistributedEvidence)
-    if not evidence.wrapper:
+    if evidence.wrapper != "DistributedDataParallel":
         return _not_wrapped(finding)
     path = (evidence.compile_line or "").rpartition(":")[0] or finding.path
     tree = ctx.tree(path)
@@ -47,7 +47,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    if not evidence_as(finding.evidence, DistributedEvidence).wrapper:
+    if evidence_as(finding.evidence, DistributedEvidence).wrapper != "DistributedDataParallel":
         return _not_wrapped(finding)
     return Suggestion(
         title="Compile the model before wrapping it (DDP(torch.compile(model))), or wrap it in your own nn.Module",

@@ -30,7 +30,7 @@ def run_two_ranks(program: Path, out: Path, env: dict[str, str]) -> subprocess.C
 
 
 def torch_events(out: Path, name: str) -> Counter:
-    """rank -> how many events of this name torch itself emitted."""
+    """rank -> how many events of this name torch itself emitted (every rank listed, 0 included)."""
     counts: Counter = Counter()
     for rf in open_record(out):
         counts[rf.header["rank"]] += sum(1 for ev in rf.events() if ev["type"] == "torch" and ev["name"] == name)
@@ -41,7 +41,7 @@ def test_compiled_ddp_container_runs_eagerly_and_the_fix_compiles(tmp_path, sess
     done = run_two_ranks(PROGRAMS / "ddp_container.py", tmp_path / "run", session_env)
     # torch's own accounting: Dynamo started frames, but produced no graph on either rank
     assert torch_events(tmp_path / "run", "dynamo_start")[0] > 0
-    assert torch_events(tmp_path / "run", "dynamo_output_graph") == Counter()
+    assert dict(torch_events(tmp_path / "run", "dynamo_output_graph")) == {0: 0, 1: 0}
     a = build(tmp_path / "run")
     headline = a.findings[0]
     assert (headline.code, headline.severity) == ("DST002", "error")
@@ -57,8 +57,8 @@ def test_compiled_ddp_container_runs_eagerly_and_the_fix_compiles(tmp_path, sess
     fixed.parent.mkdir()
     fixed.write_text(apply_patch((PROGRAMS / "ddp_container.py").read_text(), patch))
     run_two_ranks(fixed, tmp_path / "run-fixed", session_env)
-    assert all(n > 0 for n in torch_events(tmp_path / "run-fixed", "dynamo_output_graph").values())
-    assert set(torch_events(tmp_path / "run-fixed", "dynamo_output_graph")) == {0, 1}
+    fixed_graphs = torch_events(tmp_path / "run-fixed", "dynamo_output_graph")
+    assert set(fixed_graphs) == {0, 1} and all(n > 0 for n in fixed_graphs.values())
     after = build(tmp_path / "run-fixed")
     assert after.summary.graphs >= 2 and not [f for f in after.findings if f.code == "DST002"]
 
@@ -85,3 +85,26 @@ def test_bucket_splits_are_expected_and_the_real_break_is_a_finding(tmp_path, se
     # every graph view (HTML graph section, TUI graph screen) lists the buckets of a split graph
     (label, text), = graph_facts(graphs[0])
     assert label == "DDP buckets" and text.startswith(f"{len(graphs[0].ddp_buckets)} subgraphs (expected splits")
+
+
+def test_fsdp2_hook_breaks_are_attributed_to_the_wrapping(tmp_path, session_env):
+    program = PROGRAMS / "fsdp2_loop.py"
+    lines = program.read_text().splitlines()
+    call_line = next(i for i, text in enumerate(lines, 1) if "# CALL LINE" in text)
+    sharded_call = next(i for i, text in enumerate(lines, 1) if "# SHARDED CALL" in text)
+    run_two_ranks(program, tmp_path / "run", session_env)
+    assert dict(torch_events(tmp_path / "run", "dynamo_output_graph")) == {0: 0, 1: 0}  # torch: no graph, either rank
+    a = build(tmp_path / "run")
+    headline = a.findings[0]
+    assert (headline.code, headline.path, headline.line) == ("DST002", "fsdp2_loop.py", call_line)
+    assert headline.evidence.wrapper == "fully_shard (FSDP2)"
+    assert f"FSDP-sharded module at fsdp2_loop.py:{sharded_call}" in headline.message
+    assert "skipping FSDP hooks" in headline.message and "before sharding it" in headline.fix
+    # the break itself stays a finding on the user's line, with FSDP's frame as the library location
+    skipped = next(f for f in a.findings if f.code == "BRK006")
+    assert skipped.line == sharded_call and "distributed/fsdp/" in skipped.library_frame.path
+    # the fix the finding names, applied (FIX=1: compile each layer, then shard it), compiles on both ranks
+    run_two_ranks(program, tmp_path / "fixed", {**session_env, "FIX": "1"})
+    fixed_graphs = torch_events(tmp_path / "fixed", "dynamo_output_graph")
+    assert set(fixed_graphs) == {0, 1} and all(n > 0 for n in fixed_graphs.values())
+    assert not [f for f in build(tmp_path / "fixed").findings if f.code == "DST002"]
