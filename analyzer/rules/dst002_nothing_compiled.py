@@ -2,7 +2,10 @@
 Finds runs where `torch.compile` was entered but produced no graph at all: the "compiled" model ran entirely
 eagerly. The classic case is `torch.compile(DDP(model))` where `model` is a torch container
 (`nn.Sequential`, `nn.TransformerEncoder`): DDP's forward breaks the graph in `_pre_forward` (GB0156, its logger
-call), and after that break Dynamo does not compile torch's own module code entered from eager code.
+call), and after that break Dynamo does not compile torch's own module code entered from eager code. Another:
+a model whose layers are `fully_shard`ed (FSDP2), compiled as a whole: FSDP2 runs its hooks under
+`torch._dynamo.disable`, so each sharded layer's call breaks the graph, and inside the loop over layers Dynamo
+skips the whole `forward`.
 
 ## Why is this bad?
 Nothing is faster, and the only trace is a graph break inside torch's own code that looks harmless. The program
@@ -19,6 +22,7 @@ model = DDP(torch.compile(nn.Sequential(nn.Linear(32, 32), nn.ReLU())))
 ```
 or wrap the container in your own `nn.Module`, whose `forward` Dynamo does compile (and DDPOptimizer splits at
 bucket boundaries).
+For FSDP2, compile each block before sharding it (`model.layers[i] = torch.compile(block)`, then `fully_shard`).
 """
 
 from collections import defaultdict
