@@ -11,19 +11,10 @@ from dataclasses import dataclass, field
 
 from tdiag.analyzer.evidence import BreakEvidence, Evidence, RecompileEvidence
 from tdiag.analyzer.model import Finding, Frame, GraphKey, Suggestion
+from tdiag.analyzer.rules import FAMILIES
 from tdiag.reports.cost_format import cost_label
 
 SOURCE_NOT_AVAILABLE = "source not available"
-
-# Rule families by code prefix; an unknown prefix is shown as itself, so new families need no renderer change.
-FAMILY_NAMES = {
-    "BRK": "graph breaks",
-    "RCP": "recompiles",
-    "DYN": "dynamic shapes",
-    "LOW": "lowering and fusion",
-    "CMP": "compile cost",
-    "DIV": "rank divergence",
-}
 
 
 @dataclass
@@ -58,7 +49,8 @@ class FindingView:
 
 
 def family_label(family: str) -> str:
-    return f"{family} ({FAMILY_NAMES[family]})" if family in FAMILY_NAMES else family
+    # the rule registry's family names; an unknown prefix is shown as itself, so no renderer needs a change
+    return f"{family} ({FAMILIES[family]})" if family in FAMILIES else family
 
 
 def site_label(path: str, line: int | None, column: int | None = None) -> str:
