@@ -27,10 +27,12 @@ class TorchAccount:
     returncode: int = 0
 
 
-def account(program: Path, env: dict[str, str], trace_dir: Path, args: list[str] = ()) -> TorchAccount:
+def account(
+    program: Path, env: dict[str, str], trace_dir: Path, args: list[str] = (), timeout: int = 300
+) -> TorchAccount:
     env = {**env, "TORCH_TRACE": str(trace_dir)}
     proc = subprocess.run(
-        [sys.executable, program.name, *args], cwd=program.parent, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, program.name, *args], cwd=program.parent, env=env, capture_output=True, text=True, timeout=timeout
     )
     acc = TorchAccount(stdout=proc.stdout, returncode=proc.returncode)
     for log in sorted(trace_dir.glob("*.log")):

@@ -40,13 +40,16 @@ def test_findings_match_the_expert(program, corpus_env, tmp_path):
 
     # the expectations rest on what torch itself did: every break line torch names is one the expert expected
     # (or allowed), and a program expected to recompile did recompile
-    torch_says = account(PROGRAMS / program, corpus_env, tmp_path / "trace")
+    torch_says = account(PROGRAMS / program, corpus_env, tmp_path / "trace", timeout=1500)
     break_lines = {[ln for f, ln in b["lines"] if f == program][-1] for b in torch_says.breaks
                    if any(f == program for f, _ in b["lines"])}
     expected_break_lines = {k.line for k in result.expected | result.allowed if k.family == "BRK"}
     assert break_lines == expected_break_lines, f"torch broke at {sorted(break_lines)}"
-    expects_recompile = any(k.family == "RCP" for k in result.expected)
-    assert bool(torch_says.recompile_reasons) == expects_recompile, torch_says.recompile_reasons
+    if any(k.family == "RCP" for k in result.expected):
+        assert torch_says.recompile_reasons, "the expert expects a recompile, torch did not recompile"
+    if torch_says.recompile_reasons:  # every recompile torch made is expected, or allowed as a break's consequence
+        assert any(k.family == "RCP" for k in result.expected | result.allowed) or any(
+            k.family == "BRK" for k in result.expected), torch_says.recompile_reasons
 
     assert not (result.misses or result.false_positives), "\n" + result.diff(expect.why)
     assert analysis.summary.graph_breaks == len(torch_says.breaks)
