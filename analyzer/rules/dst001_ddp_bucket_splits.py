@@ -34,6 +34,7 @@ def check(ctx):
     for graph in ctx.analysis.graphs:
         if graph.ddp_buckets:
             groups[(graph.path, graph.line, graph.code_name)].append(graph)
+    wrapper_sites = _ddp_wrapper_break_sites(ctx.analysis)
     findings = []
     for graphs in groups.values():
         graph = graphs[0]
@@ -49,7 +50,7 @@ def check(ctx):
                 code=RULE.code, name=RULE.name, severity=RULE.severity,
                 message=f"{function} ({graph.path}:{graph.line}) runs as {len(graph.ddp_buckets)} subgraphs that "
                 f"DDPOptimizer cut at gradient-bucket boundaries: expected splits (DDP overlaps each bucket's "
-                f"all-reduce with backward), not graph breaks",
+                f"all-reduce with backward), not graph breaks" + wrapper_sites,
                 fix="nothing to fix; bucket_cap_mb sets the bucket size, torch._dynamo.config.optimize_ddp=False "
                 "gives one graph without the overlap",
                 path=site.path, line=site.line, function=function, library_frame=library,
@@ -63,3 +64,17 @@ def check(ctx):
             )
         )
     return findings
+
+
+def _ddp_wrapper_break_sites(analysis) -> str:
+    """The breaks that happen inside DDP's own forward (its logger call, its context managers), by user line."""
+    sites = defaultdict(int)
+    for b in analysis.breaks:
+        in_ddp = [i for i, f in enumerate(b.user_stack) if f.path.replace("\\", "/").endswith("nn/parallel/distributed.py")]
+        # inside DDP's code and not deeper in the user's model that DDP called
+        if in_ddp and not any(f.is_user for f in b.user_stack[in_ddp[-1] + 1 :]):
+            sites[f"{b.site.path}:{b.site.line}"] += 1
+    if not sites:
+        return ""
+    where = ", ".join(f"{n} at {site}" for site, n in sites.items())
+    return f"; the graph breaks at the call of the DDP module ({where}) are in DDP's own forward, not in your model"

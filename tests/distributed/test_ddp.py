@@ -77,6 +77,9 @@ def test_bucket_splits_are_expected_and_the_real_break_is_a_finding(tmp_path, se
     assert buckets == {(f"layers.{i}.weight", f"layers.{i}.bias") for i in range(4)}
     assert all(b.bytes == (512 * 512 + 512) * 4 for g in graphs for b in g.ddp_buckets)
     assert any("submod_0: layers.0.weight, layers.0.bias (1.0 MiB)" in s for f in splits for s in f.evidence.buckets)
+    # DDP's own breaks (its logger call, its context managers) are attributed to the wrapping at the user's call line
+    call_line = next(i for i, t in enumerate((PROGRAMS / "ddp_buckets.py").read_text().splitlines(), 1) if "model(" in t)
+    assert all(f"at ddp_buckets.py:{call_line}) are in DDP's own forward" in f.message for f in splits)
     # the splits are not graph breaks: the breaks are exactly torch's break artifacts
     assert len(a.breaks) == sum(torch_events(tmp_path / "run", "artifact:dynamo_graph_break_reason").values())
     real = [f for f in a.findings if f.code == "BRK001"]
