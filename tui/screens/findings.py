@@ -6,7 +6,7 @@ from rich.text import Text
 from tdiag.analyzer.model import Finding
 from tdiag.tui.format import severity_text, site_cell
 from tdiag.tui.messages import OpenInEditor, ShowGraph, ShowSource
-from tdiag.reports.cost_format import cost_label
+from tdiag.reports.cost_format import cost_short
 from tdiag.tui.query import SORT_KEYS, FindingQuery, cycle, default_sort, has_cost
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.screens.overview import all_clear
@@ -20,9 +20,9 @@ from textual.widgets import Input, Static
 
 COLUMNS = (("sev", 7), ("code", 6), ("site", 24), ("×", 4), ("problem", 80))
 SITE_WIDTH = dict(COLUMNS)["site"]
-COST_COLUMN = ("cost", 20)  # after "×", only for records with runtime data
+COST_COLUMN = ("cost/step", 10)  # after "×", only for records with runtime data; the detail has the full label
 DETAIL_DELAY_S = 0.06
-COLUMN_SORT = {"sev": "severity", "code": "code", "site": "site", "×": "occurrences", "problem": "impact", "cost": "cost"}
+COLUMN_SORT = {"sev": "severity", "code": "code", "site": "site", "×": "occurrences", "problem": "impact", "cost/step": "cost"}
 
 
 def columns(with_cost: bool) -> tuple[tuple[str, int], ...]:
@@ -124,7 +124,7 @@ class FindingsScreen(TdiagScreen):
         site = site_cell(f.path, f.line, f.column, SITE_WIDTH)
         cells = [severity_text(f.severity), Text(f.code), site, Text(str(f.occurrences)), Text(f.message)]
         if self.with_cost:
-            label = cost_label(f.cost)
+            label = cost_short(f.cost)
             cells.insert(4, Text(label, style="bold" if f.cost is not None and f.cost.basis == "measured" else "dim"))
         return cells
 
