@@ -33,6 +33,10 @@ WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    from tdiag.analyzer.suggestions import module_int_attr
+
+    if module_int_attr.applies(finding):  # `self.count`: an attribute of the module, not an argument
+        return module_int_attr.suggest(finding, ctx)
     name, frame, frame_path, frame_line = _target(finding)
     if name is None or not frame:
         raise NoPatch("the guarded value is not a named argument")

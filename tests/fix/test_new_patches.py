@@ -37,3 +37,17 @@ def test_patch_kind_through_fix_verify(program, code, title_word, added, tmp_pat
     assert result["before"]["graph_breaks"] >= 1 and result["after"]["graph_breaks"] == 0
     assert result["after"]["graphs"] == 1
     assert result["stdout_identical"] and result["after"]["exit_code"] == 0
+
+
+def test_module_integer_attribute_becomes_dynamic(tmp_path, session_env):
+    """Six calls, six values of `self.calls`: five recompiles before; with the switch, automatic dynamic makes the
+    attribute symbolic at its first change, so exactly one recompile is left (an expert's count, not tdiag's)."""
+    project = make_project(tmp_path, SUGGESTION_PROGRAMS / "module_counter.py", session_env)
+    rc, data = project.fix_json("--verify")
+    (patch,) = [p for p in data["patches"] if "RCP002" in p["codes"]]
+    assert "+torch._dynamo.config.allow_unspec_int_on_nn_module = True" in patch["patch"].splitlines()
+    result = data["verification"][0]
+    assert rc == 0 and result["ok"], result["problems"]
+    assert result["before"]["recompiles"] == 5 and result["after"]["recompiles"] == 1
+    assert result["before"]["findings"]["RCP002"] == 5 and result["after"]["findings"].get("RCP002", 0) <= 1
+    assert result["stdout_identical"]
