@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tdiag.analyzer.events import EventLog
+from tdiag.analyzer.model import GraphKey
 
 KERNEL_COMPILE_SPAN = "async_compile.wait"
 INDUCTOR_SPAN = "inductor_compile"
@@ -27,15 +28,25 @@ class RoleSpan:
     autotune: list[dict[str, Any]] = field(default_factory=list)
 
 
-def spans_by_compile_id(log: EventLog) -> dict[str, list[RoleSpan]]:
-    events = []
+def spans_by_graph(log: EventLog) -> dict[GraphKey, list[RoleSpan]]:
+    """Role spans per graph. Ranks compile at the same time in separate processes, so each rank's spans, kernel
+    compile waits and autotuning are paired within that rank only."""
+    by_rank: dict[int | None, list[tuple[str | None, dict[str, Any]]]] = defaultdict(list)
     for ev in log.named("chromium_event"):
         try:
             data = json.loads(ev.payload or "")
         except ValueError:
             continue
         if isinstance(data, dict):
-            events.append((ev.compile_id, data))
+            by_rank[ev.rank].append((ev.compile_id, data))
+    roles: dict[GraphKey, list[RoleSpan]] = {}
+    for rank, events in by_rank.items():
+        for cid, spans in _spans(events).items():
+            roles[GraphKey(rank, cid)] = spans
+    return roles
+
+
+def _spans(events: list[tuple[str | None, dict[str, Any]]]) -> dict[str, list[RoleSpan]]:
     open_spans: dict[tuple[str | None, str], list[float]] = defaultdict(list)
     roles: dict[str, list[RoleSpan]] = defaultdict(list)
     waits: list[tuple[float, float]] = []

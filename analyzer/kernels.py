@@ -17,7 +17,7 @@ from typing import Any
 from tdiag.analyzer import compile_spans, kernel_kinds, kernel_modules, output_code, post_grad
 from tdiag.analyzer.aot_graphs import aot_info
 from tdiag.analyzer.events import EventLog, TorchEvent, lazy_code
-from tdiag.analyzer.model import Analysis, CompiledGraph, Kernel, SourceRef
+from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey, Kernel, SourceRef
 from tdiag.analyzer.paths import PathMapper
 
 from tdiag.record import payload_hash
@@ -62,7 +62,7 @@ class KernelTableBuilder:
         self.launches = _launches(log)
         self.compile_seconds = {e.get("source_key"): e.get("seconds") for e in log.other if e.get("type") == "kernel_compile"}
         self.fusion = _fusion_groups(log)
-        self.spans = compile_spans.spans_by_compile_id(log)
+        self.spans = compile_spans.spans_by_graph(log)
         self.modules = kernel_modules.by_compile_id(log.other)
         self.events: dict[tuple[Any, str], GraphEvents] = defaultdict(GraphEvents)
         for ev in log.torch:
@@ -82,7 +82,7 @@ class KernelTableBuilder:
         post_grads = _post_grad_graphs(events.all("artifact:inductor_post_grad_graph", "inductor_post_grad_graph"))
         mappings = [_json(e.payload) for e in events.all("artifact:inductor_provenance_tracking_node_mappings")]
         traces = [_json(e.payload) for e in events.all("artifact:inductor_provenance_tracking_kernel_stack_traces")]
-        spans = {s.role: s for s in self.spans.get(graph.compile_id, [])}
+        spans = {s.role: s for s in self.spans.get(graph.key, [])}
         kernel_info = _triton_kernel_info(events.all("artifact:triton_kernel_info"))
         for role, ev, parsed in codes:
             ref = ev.payload_ref or payload_hash(ev.payload or "")
@@ -199,7 +199,7 @@ class KernelTableBuilder:
 
     def _refine_from_fusion_groups(self, graph: CompiledGraph, role: str, kernels: list[Kernel]) -> None:
         """Deep mode: the IR classes of a fused group settle whether a C++ kernel reduces."""
-        groups = self.fusion.get((graph.compile_id, role))
+        groups = self.fusion.get((graph.key, role))
         if not groups:
             return
         for kernel in kernels:
@@ -321,11 +321,12 @@ def _launches(log: EventLog) -> dict[tuple[str | None, str], dict[str, Any]]:
     return out
 
 
-def _fusion_groups(log: EventLog) -> dict[tuple[str | None, str], list[dict[str, Any]]]:
-    out: dict[tuple[str | None, str], list[dict[str, Any]]] = defaultdict(list)
+def _fusion_groups(log: EventLog) -> dict[tuple[GraphKey, str], list[dict[str, Any]]]:
+    out: dict[tuple[GraphKey, str], list[dict[str, Any]]] = defaultdict(list)
     for ev in log.other:
-        if ev.get("type") == "fusion_groups":
-            out[(ev.get("compile_id"), ev.get("graph") or "forward")].extend(ev.get("groups") or [])
+        if ev.get("type") == "fusion_groups" and isinstance(ev.get("compile_id"), str):
+            key = GraphKey(ev.get("rank"), ev["compile_id"])  # compile ids repeat across ranks
+            out[(key, ev.get("graph") or "forward")].extend(ev.get("groups") or [])
     return out
 
 

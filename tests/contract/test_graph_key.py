@@ -8,9 +8,12 @@ rank 1: 1 op and none); a lookup by compile id alone would give rank 0's graph b
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 
 from fixtures.analysis_factory import PLOTLY_STUB, two_ranks_one_compile_id
+from tdiag.analyzer.compile_spans import spans_by_graph
+from tdiag.analyzer.events import EventLog, TorchEvent
 from tdiag.analyzer.model import Analysis, GraphKey, GuardFailure, Recompile
 from tdiag.reports.html.charts import compile_time_chart, graph_size_chart, recompile_timeline_chart
 from tdiag.reports.html.page import build_page
@@ -116,3 +119,22 @@ def test_tui_finding_opens_its_own_ranks_graph():
             return app.screen.graph if isinstance(app.screen, GraphDetailScreen) else app.screen
 
     assert asyncio.run(scenario()) is _rank(analysis, 1)
+
+
+def test_compile_spans_pair_within_a_rank():
+    """Both ranks compile 0/0 at the same moment; each rank's kernel-compile wait belongs to its own graph."""
+    log = EventLog()
+
+    def span(rank, name, phase, ts, **args):
+        payload = json.dumps({"name": name, "ph": phase, "ts": ts, "args": args})
+        log.torch.append(TorchEvent("chromium_event", {"frame_id": 0, "frame_compile_id": 0}, None, payload, None,
+                                    log.blobs, rank))
+
+    for rank, (wait_start, wait_end) in ((0, (10, 20)), (1, (30, 90))):
+        span(rank, "inductor_compile", "B", 0)
+        span(rank, "async_compile.wait", "B", wait_start)
+        span(rank, "async_compile.wait", "E", wait_end)
+        span(rank, "inductor_compile", "E", 100, compile_id="0/0", cache_state="miss")
+    spans = spans_by_graph(log)
+    assert {key: [s.kernel_compile_s for s in found] for key, found in spans.items()} == {
+        GraphKey(0, "0/0"): [10e-6], GraphKey(1, "0/0"): [60e-6]}
