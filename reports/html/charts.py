@@ -104,7 +104,8 @@ def runtime_chart(analysis: Analysis) -> Chart | None:
         _figure(
             traces,
             barmode="stack",
-            height=max(180, 90 + 34 * len(labels)),
+            height=max(200, 110 + 34 * len(labels)),
+            legend=dict(orientation="h", y=-0.45, traceorder="normal"),  # below the axis title, in window order
             xaxis=dict(title="ms per step", automargin=True),
             yaxis=dict(automargin=True, autorange="reversed"),
         ),

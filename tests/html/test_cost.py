@@ -73,6 +73,11 @@ def test_browser_draws_the_time_chart_and_sorts_by_cost(browser, measured, tmp_p
     assert {"compiled", "eager (findings)", "eager (other)", "guards", "compile"} <= set(legend)
     hot = _hot(measured)
     assert page.text_content(f'[id="{hot.anchor}"] h3 .cost') == cost_label(hot.cost)
+    # the heat shows: the hottest line's background differs from a cooler heat line's and from a plain finding line's
+    colour = "id => getComputedStyle(document.querySelector(`[id$='-L${id}']`)).backgroundColor"
+    hot_bg, once_bg = page.evaluate(colour, HOT_LINE), page.evaluate(colour, ONCE_LINE)
+    plain_hit = page.evaluate("getComputedStyle(document.querySelector('.src .hit:not(.heat)') || document.body).backgroundColor")
+    assert hot_bg != once_bg and hot_bg != plain_hit and hot_bg not in ("rgba(0, 0, 0, 0)", "transparent")
     # sort by cost: measured seconds, largest first, then the uncosted in rank order
     page.select_option("#sort", "cost")
     costs = page.eval_on_selector_all("article.finding", "els => els.map(e => e.dataset.cost ? +e.dataset.cost : -1)")
