@@ -105,7 +105,8 @@ def main() -> int:
     graph_device_s = sum(g.runtime.device_s or 0 for g in a.graphs if g.runtime) + runtime_event["backward"]["device_us"] * 1e-6
     table_s = sum(k.device_s or 0 for g in a.graphs for k in g.kernels)
     print(f"profiler kernel total {total_kernel_s * 1e3:.2f} ms; compiled graphs (fwd+bwd) {graph_device_s * 1e3:.2f} ms; "
-          f"kernel table joined by name {table_s * 1e3:.2f} ms")
+          f"kernel table joined by name {table_s * 1e3:.2f} ms; kernels whose launching op was not found "
+          f"{runtime_event.get('unlinked_device_us', 0) * 1e-3:.2f} ms")
     check(0 < graph_device_s <= total_kernel_s * 1.01, "graphs' device time lies within the profiler's kernel total")
     check(graph_device_s >= 0.5 * total_kernel_s, "compiled graphs account for most kernel time (optimizer/loss are eager)")
     names = set(runtime_event["kernels"])
