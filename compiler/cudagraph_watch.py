@@ -106,20 +106,54 @@ def _watch(session: Any, name: str, level: int, wanted: str | None = None):
 
 
 def install(session: Any):
-    import torch._inductor.cudagraph_utils  # noqa: F401  (registers the artifact loggers; raises on a torch without them)
-
+    # The loggers are watched by name, without importing Inductor: torch's artifact-logger setup at import keeps the level
+    # set here (the "cudagraphs" artifact is on by default), and a Dynamo-only program never pays for ~800 modules.
     undos = [_watch(session, name, logging.INFO) for name in CUDAGRAPH_LOGGERS]
     undos.append(_watch(session, DDP_LOGGER, logging.INFO, DDP_MESSAGE))
-    undo = _wrap_record_function(session)
-    if undo is None:
-        session.note("this torch has no CUDAGraphTreeManager.record_function: CUDA graph recordings without input sizes")
-    else:
-        undos.append(undo)
+    undos.append(_wrap_when_loaded(session))
 
     def undo() -> None:
         _record_pool_memory(session)
         for step in reversed(undos):
             step()
+
+    return undo
+
+
+CUDAGRAPH_TREES = "torch._inductor.cudagraph_trees"
+
+
+def _wrap_when_loaded(session: Any):
+    """Wrap ``record_function`` now if Inductor's cudagraph_trees is loaded, else at the end of the first compile that
+    loaded it (compile_fx imports it; recordings happen on a compiled graph's first calls, after its compile ended).
+    Importing it here would cost every Dynamo-only program ~200 modules (~0.2 s) it never uses."""
+    state: dict[str, Any] = {"undo": None}
+
+    def wrap(*_: Any) -> None:
+        if state["undo"] is not None or CUDAGRAPH_TREES not in sys.modules:
+            return
+        undo = _wrap_record_function(session)
+        if undo is None:
+            session.note("this torch has no CUDAGraphTreeManager.record_function: CUDA graph recordings "
+                         "without input sizes")
+        state["undo"] = undo or (lambda: None)
+
+    wrap()
+    handler = None
+    if state["undo"] is None:
+        try:
+            from torch._dynamo.callback import callback_handler as handler
+
+            handler.register_end_callback(wrap)
+        except Exception:  # no compile callbacks: wrap what is there at the session's end is too late; say so
+            handler = None
+            session.note("this torch has no torch._dynamo.callback: CUDA graph recordings without input sizes")
+
+    def undo() -> None:
+        if handler is not None:
+            handler.remove_end_callback(wrap)
+        if state["undo"] is not None:
+            state["undo"]()
 
     return undo
 
