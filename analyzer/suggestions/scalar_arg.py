@@ -33,8 +33,10 @@ WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    from tdiag.analyzer.suggestions import module_int_attr
+    from tdiag.analyzer.suggestions import module_int_attr, optimizer_hparams
 
+    if optimizer_hparams.applies(finding):  # `param_groups[0]['lr']` of a compiled optimizer step
+        return optimizer_hparams.suggest(finding, ctx)
     if module_int_attr.applies(finding):  # `self.count`: an attribute of the module, not an argument
         return module_int_attr.suggest(finding, ctx)
     name, frame, frame_path, frame_line = _target(finding)

@@ -51,3 +51,17 @@ def test_module_integer_attribute_becomes_dynamic(tmp_path, session_env):
     assert result["before"]["recompiles"] == 5 and result["after"]["recompiles"] == 1
     assert result["before"]["findings"]["RCP002"] == 5 and result["after"]["findings"].get("RCP002", 0) <= 1
     assert result["stdout_identical"]
+
+
+def test_optimizer_learning_rate_becomes_a_tensor(tmp_path, session_env):
+    """StepLR changes lr after every step: the compiled Adam.step recompiles on it (then makes it dynamic); with a
+    tensor lr the value is an input and the step compiles once. Weights printed after each step stay identical."""
+    project = make_project(tmp_path, SUGGESTION_PROGRAMS / "lr_schedule.py", session_env)
+    rc, data = project.fix_json("--verify", "--select", "RCP")
+    (patch,) = data["patches"]
+    assert "+opt = torch.optim.Adam(model.parameters(), lr=torch.tensor(0.01))" in patch["patch"].splitlines()
+    result = data["verification"][0]
+    assert rc == 0 and result["ok"], result["problems"]
+    assert result["before"]["recompiles"] >= 1 and result["after"]["recompiles"] == 0
+    assert "RCP002" in result["before"]["findings"] and "RCP002" not in result["after"]["findings"]
+    assert result["stdout_identical"]
