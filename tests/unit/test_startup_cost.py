@@ -1,0 +1,42 @@
+"""`tdiag run` imports nothing heavy that the program and the end-of-run summary do not need (issue 16).
+
+Each module below costs start-up or exit time (0.05-0.3 s) and none is needed to record a Dynamo-only program and print
+its summary: the report libraries belong to `--html`/the TUI/patches, Inductor's CUDA-graph trees to Inductor compiles.
+The baseline is the same program under plain python, so a module torch itself loads is never blamed on tdiag.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+PROGRAM = Path(__file__).parents[1] / "programs" / "clean.py"  # aot_eager: Dynamo + AOTAutograd, no Inductor
+HEAVY = ["libcst", "textual", "plotly", "jinja2", "torch._inductor.cudagraph_trees", "torch._inductor.compile_fx"]
+
+PLAIN = f"""
+import json, runpy, sys
+runpy.run_path({str(PROGRAM)!r}, run_name="__main__")
+print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))
+"""
+
+TRACED = f"""
+import json, sys
+from tdiag.cli import main
+code = main(["run", "--no-tui", "--no-profile", "-o", sys.argv[1], {str(PROGRAM)!r}])
+print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))
+sys.exit(code)
+"""
+
+
+def _loaded(script: str, *args: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "tdiag" in done.stderr or not args  # the summary really was printed (the exit path ran)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_run_with_summary_loads_no_heavy_module_beyond_the_program(tmp_path: Path) -> None:
+    baseline = _loaded(PLAIN)
+    assert _loaded(TRACED, str(tmp_path / "run")) == baseline
