@@ -27,6 +27,10 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     name = dotted(call.func) or ""
     if name.split(".")[0] not in _LOGGING_ROOTS:
         raise NoPatch(f"`{name or 'the call'}` is not a print or logging call")
+    from tdiag.analyzer.suggestions import logger_switch
+
+    if logger_switch.logger_method(tree, call) is not None:  # keep the call, let Dynamo skip it while tracing
+        return logger_switch.suggest(finding, ctx, call)
     if any(line.comment for line in statement.leading_lines):
         raise NoPatch("a comment sits on the statement; move it out by hand")
     patch = patch_for(tree, replace_statement(tree, statement, []))

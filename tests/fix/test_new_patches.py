@@ -20,6 +20,8 @@ CASES = [
      "+    y = torch.where(s > 2.0, x * 0.5, torch.where(s < -2.0, x * 2.0, x + 1))  # large"),
     ("cond_branch.py", "BRK001", "torch.cond",
      "+    y = torch.cond(y.sum() > 4.0, then_branch, else_branch, (y,))  # large activations"),
+    ("logger_inside.py", "BRK004", "ignore_logger_methods",
+     "+torch._dynamo.config.ignore_logger_methods.add(logger.info)"),
 ]
 
 
