@@ -10,12 +10,12 @@ from pathlib import Path
 
 from rich.syntax import Syntax
 from rich.text import Text
+from tdiag.analyzer.model import Analysis, Finding
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
-from tdiag.analyzer.model import Analysis, Finding
 
 
 class ApplyPatchScreen(ModalScreen[str]):
