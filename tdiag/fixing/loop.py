@@ -41,6 +41,7 @@ class FixReport:
     applied: Applied | None = None
     not_applied: str | None = None  # why --apply wrote nothing
     scratch: Path | None = None  # kept scratch folder (--keep-scratch)
+    notes: list[str] = field(default_factory=list)  # what the user should know about how it was verified
 
     @property
     def chosen(self) -> list[PlannedPatch]:
@@ -64,6 +65,7 @@ class FixReport:
                 "files": self.applied.files, "backup": str(self.applied.backup), "undo_manifest": str(self.applied.manifest),
             },
             "not_applied": self.not_applied,
+            "notes": self.notes,
             "ok": not self.worse and not self.refusals,
         }
 
@@ -82,6 +84,11 @@ def fix(record: str, analysis: Analysis, options: FixOptions) -> FixReport:
             report.not_applied = "nothing applied: every file must be safe to edit before any is written"
             return report
     if options.verify:
+        if not _is_under(run.cwd, run.root):
+            report.notes.append(
+                f"the recorded working directory {run.cwd} is outside the project root {run.root}: the re-runs start "
+                "there (only the project is copied; files the program writes relative to it land there)"
+            )
         report.comparisons, report.scratch = _verify(run, chosen, options)
     if options.apply:
         if report.worse and not options.force:
@@ -91,6 +98,14 @@ def fix(record: str, analysis: Analysis, options: FixOptions) -> FixReport:
     if options.verify:
         _save_verification(run, report)
     return report
+
+
+def _is_under(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+        return True
+    except ValueError:
+        return False
 
 
 def new_texts(run: RecordedRun, patches: list[PlannedPatch]) -> dict[str, str]:

@@ -38,6 +38,8 @@ def print_report(report: FixReport, file: TextIO, show_diffs: bool = True) -> No
         console.print(header)
         if show_diffs:
             console.print(Syntax(p.patch.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
+    for note in report.notes:
+        console.print(f"note: {note}", style="yellow")
     for c in report.comparisons:
         _print_comparison(console, c)
     if report.scratch is not None:
