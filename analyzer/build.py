@@ -109,6 +109,7 @@ class Builder:
         )
         info.command = " ".join(["tdiag run", *info.argv]) if info.source == "tdiag run" else info.source
         if exit_event is not None:
+            info.device = exit_event.get("device") or info.device  # named at exit once the program initialised CUDA
             info.exit_code = exit_event.get("code")
             info.exit_reason = exit_event.get("reason")
             info.duration_s = exit_event.get("duration_s")

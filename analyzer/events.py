@@ -223,7 +223,7 @@ EVENT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
         "compile_id": (str,), "line": (int,), "col": (int,), "end_col": (int,), "end_line": (int,), "offset": (int,),
         "traced_offset": (int,), "user_firstlineno": (int,),
     },
-    "exit": {"code": (int,), "reason": (str,), "duration_s": _NUMBER},
+    "exit": {"code": (int,), "reason": (str,), "duration_s": _NUMBER, "device": (str,)},
     "compile_start": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
     "compile_end": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
     "note": {"text": (str,)},

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import platform
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,12 +27,7 @@ Listener = Callable[[progress.CompileProgress], None]
 def header_fields(argv: list[str], root: Path, rank: int | None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     import torch
 
-    device = "cpu"
-    try:
-        if torch.cuda.is_available():
-            device = "cuda: " + torch.cuda.get_device_name(0)
-    except Exception:
-        pass
+    device = _device_at_start(torch)
     return {
         "tdiag": tdiag.__version__,
         "torch": torch.__version__,
@@ -47,6 +43,29 @@ def header_fields(argv: list[str], root: Path, rank: int | None, extra: dict[str
         "tool_paths": tool_paths(),
         **(extra or {}),
     }
+
+
+def _device_at_start(torch: Any) -> str:
+    """Never initialise CUDA before the program runs: it costs a CUDA context, breaks a program that sets
+    CUDA_VISIBLE_DEVICES itself, and poisons fork for its DataLoader workers. The name is read when CUDA is up
+    already; otherwise NVML's device count says whether there is a GPU, and the exit event names it (_device_at_exit)."""
+    try:
+        if torch.cuda.is_initialized():
+            return "cuda: " + torch.cuda.get_device_name(torch.cuda.current_device())
+        return "cuda" if torch.cuda.device_count() > 0 else "cpu"
+    except Exception:
+        return "cpu"
+
+
+def _device_at_exit() -> str | None:
+    """The GPU's name once the program initialised CUDA (None when it never did: the header's device stands)."""
+    torch = sys.modules.get("torch")
+    try:
+        if torch is not None and torch.cuda.is_initialized():
+            return "cuda: " + torch.cuda.get_device_name(torch.cuda.current_device())
+    except Exception:
+        pass
+    return None
 
 
 def tool_paths() -> list[str]:
@@ -188,4 +207,8 @@ class TraceSession:
 
 
 def record_exit(writer: RecordWriter, code: int | None, reason: str, started: float) -> None:
-    writer.write({"type": "exit", "code": code, "reason": reason, "duration_s": time.time() - started})
+    event = {"type": "exit", "code": code, "reason": reason, "duration_s": time.time() - started}
+    device = _device_at_exit()
+    if device is not None:
+        event["device"] = device
+    writer.write(event)

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROGRAM = Path(__file__).parents[1] / "programs" / "clean.py"  # aot_eager: Dynamo + AOTAutograd, no Inductor
 HEAVY = ["libcst", "textual", "plotly", "jinja2", "torch._inductor.cudagraph_trees", "torch._inductor.compile_fx"]
 
@@ -40,3 +42,31 @@ def _loaded(script: str, *args: str) -> list[str]:
 def test_run_with_summary_loads_no_heavy_module_beyond_the_program(tmp_path: Path) -> None:
     baseline = _loaded(PLAIN)
     assert _loaded(TRACED, str(tmp_path / "run")) == baseline
+
+
+CUDA_PROGRAM = """
+import torch
+print("initialised before the program:", torch.cuda.is_initialized())
+x = torch.ones(4, device="cuda")
+f = torch.compile(lambda t: t * 2, backend="eager")
+print(float(f(x).sum()))
+"""
+
+
+@pytest.mark.gpu
+def test_cuda_is_left_to_the_program(tmp_path: Path) -> None:
+    """tdiag must not initialise CUDA before the program (CUDA_VISIBLE_DEVICES set by the program, fork-safe
+    DataLoader workers); the GPU's name is still in the analysis, read at exit."""
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    program = tmp_path / "uses_cuda.py"
+    program.write_text(CUDA_PROGRAM)
+    done = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "--no-profile", "-o",
+                           str(tmp_path / "run"), str(program)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "initialised before the program: False" in done.stdout
+    from tdiag.analyzer import build
+
+    assert build(tmp_path / "run", suggestions=False).run.device == "cuda: " + torch.cuda.get_device_name(0)
