@@ -31,7 +31,8 @@ class FindingView:
     finding: Finding
     family_label: str  # "BRK (graph breaks)"
     site: str  # "path:line[:column]"
-    broke_inside: str  # "path:line (function)" of the library frame where torch broke, or ""
+    library_site: str  # "path:line (function)" of the library or generated code the finding stands for, or ""
+    library_label: str  # "Broke inside" for a graph break, "Library location" for the other families
     reason: str  # torch's words (graph breaks)
     explanation: str
     hints: list[str]
@@ -68,7 +69,8 @@ def finding_view(finding: Finding, sources: dict[str, str]) -> FindingView:
         finding=finding,
         family_label=family_label(finding.family),
         site=site_label(finding.path, finding.line, finding.column),
-        broke_inside=f"{lib.path}:{lib.line} ({lib.function})" if lib else "",
+        library_site=f"{lib.path}:{lib.line} ({lib.function})" if lib else "",
+        library_label="Broke inside" if finding.family == "BRK" else "Library location",
         reason=_text(brk.reason),
         explanation=_text(brk.explanation),
         hints=[_text(h) for h in brk.hints if h],

@@ -57,7 +57,7 @@ def _row(v: Any, s: StringTable) -> list[Any]:
         "occurrences": f.occurrences,
         "compile_ids": s.many([label for label, _ in v.graph_links]),
         "graph_refs": [dom for _, dom in v.graph_links],  # dom id of each compile's graph, or null
-        "library_frame": [s(lib.path), lib.line, s(lib.function)] if lib else None,
+        "library_frame": [s(lib.path), lib.line, s(lib.function), s(v.library_label)] if lib else None,
         "ranks": [[s(r), n] for r, n in v.per_rank],
         "stack": [[s(fr.path), fr.line, s(fr.function), s(fr.code), int(fr.is_user)] for fr in v.user_stack],
         "suggestion": [

@@ -49,6 +49,7 @@ class FindingView:
     expected: str
     actual: str
     facts: list[tuple[str, str]]
+    library_label: str  # the term for Finding.library_frame: where a break happened, or what a finding stands for
     graph_links: list[tuple[str, str | None]]  # (compile id label, dom id of that graph in the Graphs section)
     per_rank: list[tuple[str, int]]
     gb_url: str | None
@@ -218,6 +219,7 @@ def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[s
                 expected=shared.expected,
                 actual=shared.actual,
                 facts=shared.facts,
+                library_label=shared.library_label,
                 graph_links=[(label, graph_dom.get(key)) for label, key in zip(shared.graphs, shared.graph_keys)],
                 per_rank=shared.ranks,
                 gb_url=safe_url(f.gb_url),

@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import io
 import re
 
 import pytest
+from fixtures.analysis_factory import sample_analysis
 from rich.console import Console
 from tdiag.analyzer import build
+from tdiag.analyzer.model import Frame
 from tdiag.reports.html.page import build_page
 from tdiag.reports.html.render import render
 from tdiag.reports.view import finding_view
@@ -37,6 +40,9 @@ def _shown(view) -> list[str]:
         texts += [f"{line.path}:{line.line}", line.function]
     if view.suggestion is not None:
         texts.append(view.suggestion.title)
+    lib = view.finding.library_frame
+    if lib is not None:
+        texts += [view.library_label, f"{lib.path}:{lib.line}", lib.function]
     return [t for t in texts if t]
 
 
@@ -56,3 +62,17 @@ def test_tui_and_html_show_the_same_view(recorded, program):
         page = _html_article(page_html, anchors[id(finding)])
         assert [t for t in expected if t not in tui] == [], (finding.code, "TUI")
         assert [t for t in expected if t not in page] == [], (finding.code, "HTML")
+
+
+def test_library_location_is_named_for_what_it_is():
+    """A graph break broke inside the library; any other finding only stands for a library location."""
+    analysis = sample_analysis()
+    lib = Frame("<site-packages>/torch/nn/modules/container.py", 250, "forward", is_user=False)
+    analysis.findings[1] = dataclasses.replace(analysis.findings[1], library_frame=lib)  # RCP001
+    page_html = render(analysis, plotly_bundle="/* plotly */")
+    anchors = {id(v.f): v.anchor for v in build_page(analysis).findings}
+    for finding, label in ((analysis.findings[1], "Library location"), (analysis.findings[3], "Broke inside")):
+        assert finding.library_frame is not None and finding_view(finding, analysis.sources).library_label == label
+        site = f"{finding.library_frame.path}:{finding.library_frame.line}"
+        assert f"{label} {site}" in _tui_text(finding, analysis.sources)
+        assert f"{label}{site}" in _html_article(page_html, anchors[id(finding)])

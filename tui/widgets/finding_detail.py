@@ -62,8 +62,8 @@ def render_finding(finding: Finding, sources: dict[str, str]) -> RenderableType:
         parts.append(Text.assemble(("cost: ", "bold"), (view.cost, "bold"), (f"  {basis}", "dim")))
     source = sources.get(finding.path)
     parts.append(source_snippet(source, finding.line, finding.column, finding.end_column))
-    if view.broke_inside:
-        parts.append(Text(f"broke inside {view.broke_inside}", style="dim"))
+    if view.library_site:
+        parts.append(Text(f"{view.library_label} {view.library_site}", style="dim"))
     if finding.fix:
         parts.append(Text.assemble(("Fix: ", "bold green"), finding.fix))
 

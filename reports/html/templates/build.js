@@ -176,7 +176,7 @@ window.tdiagBuild = (function () {
     item("Occurrences", h("dd", null, occ));
     if (f.library_frame) {
       var lib = f.library_frame;
-      item("Broke inside", h("dd", null, [h("code", null, [s(lib[0]) + ":" + lib[1]]), " in " + s(lib[2])]));
+      item(s(lib[3]), h("dd", null, [h("code", null, [s(lib[0]) + ":" + lib[1]]), " in " + s(lib[2])]));
     }
     if (f.ranks.length) {
       item("Per rank", h("dd", { class: "ranks" }, spaced(f.ranks.map(function (rn) {
