@@ -42,6 +42,16 @@ def runtime_line(runtime: RuntimeSummary | None) -> str | None:
     )
 
 
+# One colour per part of the window, the same in the TUI bar and the HTML chart.
+PART_COLORS = {
+    "compiled": "#2e7d32",
+    "eager (findings)": "#c62828",
+    "eager (other)": "#f9a825",
+    "guards": "#8e24aa",
+    "compile": "#1565c0",
+}
+
+
 def runtime_parts(runtime: RuntimeSummary) -> list[tuple[str, float]]:
     """The window's partition: compiled, eager explained by findings, other eager, guards, compile."""
     return [

@@ -11,7 +11,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey
-from tdiag.reports.cost_format import rank_runtimes, runtime_parts
+from tdiag.reports.cost_format import PART_COLORS, rank_runtimes, runtime_parts
 
 from .escape import plotly_text as esc
 
@@ -65,16 +65,6 @@ def _by_frame(analysis: Analysis) -> dict[tuple[int, int], list[CompiledGraph]]:
     return dict(sorted(frames.items()))
 
 
-# One colour per part of the measured window (reports/cost_format.runtime_parts), as in the TUI overview.
-_RUNTIME_COLORS = {
-    "compiled": "#2e7d32",
-    "eager (findings)": "#c62828",
-    "eager (other)": "#f9a825",
-    "guards": "#8e24aa",
-    "compile": "#1565c0",
-}
-
-
 def runtime_chart(analysis: Analysis) -> Chart | None:
     """Where each measured step's time went: one stacked bar per rank (one for a single process), in ms per step."""
     windows = rank_runtimes(analysis.summary.runtime)
@@ -91,7 +81,7 @@ def runtime_chart(analysis: Analysis) -> Chart | None:
                 y=labels,
                 x=values,
                 orientation="h",
-                marker=dict(color=_RUNTIME_COLORS.get(name, "#6d4c41")),
+                marker=dict(color=PART_COLORS.get(name, "#6d4c41")),
                 hovertemplate="%{y}<br>" + esc(name) + ": %{x:.3f} ms/step<extra></extra>",
             )
         )

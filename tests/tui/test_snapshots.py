@@ -34,3 +34,10 @@ def test_special_records(snap_compare, case):
     builder = {"empty": analysis_factory.empty_analysis, "broken": analysis_factory.broken_record_analysis,
                "multi_rank": analysis_factory.multi_rank_analysis}[case]
     assert snap_compare(make_app(builder()), press=["2", "_"], terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("screen", ["overview", "findings", "source"])
+def test_measured_record(snap_compare, screen):
+    """Measured cost (issue 11): runtime breakdown, cost column in cost order, source heat; hand-set costs."""
+    assert snap_compare(make_app(analysis_factory.measured_analysis()), press=[*SCREENS[screen], "_"],
+                        terminal_size=(140, 44))

@@ -5,17 +5,10 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 from tdiag.analyzer.model import RuntimeSummary
-from tdiag.reports.cost_format import per_step_ms, rank_runtimes, runtime_parts
+from tdiag.reports.cost_format import PART_COLORS, per_step_ms, rank_runtimes, runtime_parts
 
 BAR_WIDTH = 48
-# One colour per part of the window, in runtime_parts order; the legend spells each out.
-PART_STYLES = {
-    "compiled": "green",
-    "eager (findings)": "red",
-    "eager (other)": "yellow",
-    "guards": "magenta",
-    "compile": "blue",
-}
+PART_STYLES = PART_COLORS  # the HTML chart's colours; the legend spells each part out
 
 
 def runtime_breakdown(runtime: RuntimeSummary | None) -> Group | None:
@@ -34,7 +27,8 @@ def runtime_breakdown(runtime: RuntimeSummary | None) -> Group | None:
 def _title(runtime: RuntimeSummary) -> Text:
     step = per_step_ms(runtime)
     text = Text("runtime ", style="bold")
-    text.append(f"{runtime.steps} steps of {runtime.step_function or 'the program'} measured", style="dim")
+    what = f"{runtime.step_function}()" if runtime.step_function else "the program"
+    text.append(f"{runtime.steps} steps of {what} measured", style="dim")
     if step is not None:
         text.append(f"  {step:.3g} ms/step", style="bold")
     return text
