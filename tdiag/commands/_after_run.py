@@ -25,15 +25,13 @@ def show_results(args, run_dir: Path, lead: bool) -> None:
     except Exception as exc:
         print(f"tdiag: the record in {run_dir} could not be analysed: {exc}", file=sys.stderr)
         return
-    if summary:
-        from tdiag.reports.console import print_summary
+    from tdiag.reports.registry import ReportOptions, get_reporter, write_report
 
-        print_summary(analysis, run_dir, file=sys.stderr)
+    if summary:
+        get_reporter("console").render(analysis, sys.stderr, ReportOptions(run_dir=run_dir))
     if args.html:
         try:
-            from tdiag.reports.html import write_html
-
-            write_html(analysis, Path(args.html))
+            write_report(get_reporter("html"), analysis, args.html, ReportOptions(record=str(run_dir)))
             print(f"tdiag: HTML report written to {args.html}", file=sys.stderr)
         except Exception as exc:
             print(f"tdiag: could not write the HTML report: {exc}", file=sys.stderr)

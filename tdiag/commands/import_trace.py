@@ -38,9 +38,9 @@ class ImportCommand:
             print(f"tdiag: note: {note}", file=sys.stderr)
         if not args.quiet:
             from tdiag.analyzer import build
-            from tdiag.reports.console import print_summary
+            from tdiag.reports.registry import ReportOptions, get_reporter
 
-            print_summary(build(run_dir), run_dir, file=sys.stderr)
+            get_reporter("console").render(build(run_dir), sys.stderr, ReportOptions(run_dir=run_dir))
         return 0
 
 

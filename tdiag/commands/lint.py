@@ -11,7 +11,6 @@ import argparse
 import dataclasses
 import os
 import sys
-from pathlib import Path
 
 from tdiag.analyzer.model import SEVERITIES, SEVERITY_RANK
 from tdiag.commands._analysis import load_analysis
@@ -50,7 +49,7 @@ class LintCommand:
             from tdiag.analyzer.library_sites import at_library_sites
 
             selected = dataclasses.replace(selected, findings=at_library_sites(selected.findings))
-        _write(_report(selected, args), args.output_file)
+        _write_report(selected, args)
         _append_step_summary(selected)
         if analysis.run.capture_problems:
             # Like a linter that could not read a file: an error (2), even with --exit-zero, never a pass.
@@ -78,24 +77,19 @@ def _selection(args: argparse.Namespace):
     return selection
 
 
-def _report(analysis, args: argparse.Namespace) -> str:
+def _write_report(analysis, args: argparse.Namespace) -> None:
+    from tdiag.reports.registry import ReportOptions, get_reporter, write_report, write_text
+
     if args.statistics:
         from tdiag.reports.lint.statistics import render
 
-        return render(analysis.findings, args.format)
-    from tdiag.reports.lint import LintOptions, render
-
-    return render(analysis, args.format, LintOptions(record=args.record))
-
-
-def _write(text: str, output_file: str | None) -> None:
-    if not output_file:
-        sys.stdout.write(text)
+        text = render(analysis.findings, args.format)
+        if args.output_file:
+            write_text(text, args.output_file)
+        else:
+            sys.stdout.write(text)
         return
-    try:
-        Path(output_file).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise TdiagError(f"cannot write {output_file}: {exc.strerror or exc}") from None
+    write_report(get_reporter(f"lint-{args.format}"), analysis, args.output_file, ReportOptions(record=args.record))
 
 
 def _append_step_summary(analysis) -> None:

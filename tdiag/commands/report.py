@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
 from tdiag.commands._analysis import load_analysis
 from tdiag.errors import TdiagError
@@ -24,27 +22,15 @@ class ReportCommand:
         parser.add_argument("--no-code", action="store_true", help="JSON: leave out generated code and graph text")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-        fmt = args.format or guess_format(args.output)
-        analysis = load_analysis(args.record)
-        if fmt == "html":
-            if not args.output:
-                raise TdiagError("the HTML report needs -o FILE")
-            from tdiag.reports.html import write_html
+        from tdiag.reports.registry import ReportOptions, get_reporter, write_report
 
-            try:
-                write_html(analysis, Path(args.output))
-            except OSError as exc:
-                raise TdiagError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        fmt = args.format or guess_format(args.output)
+        if fmt == "html" and not args.output:
+            raise TdiagError("the HTML report needs -o FILE")
+        analysis = load_analysis(args.record)
+        write_report(get_reporter(fmt), analysis, args.output, ReportOptions(record=args.record, include_code=not args.no_code))
+        if fmt == "html":
             print(f"tdiag: HTML report written to {args.output}", file=sys.stderr)
-            return 0
-        text = json.dumps(analysis.to_dict(include_code=not args.no_code), indent=2, default=str) + "\n"
-        if args.output:
-            try:
-                Path(args.output).write_text(text, encoding="utf-8")
-            except OSError as exc:
-                raise TdiagError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-        else:
-            sys.stdout.write(text)
         return 0
 
 

@@ -1,0 +1,39 @@
+"""``tdiag diff`` as text: counts before -> after, fixed / new / unchanged findings with their cost, regressions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def render_text(result: Any, args: Any) -> str:
+    """``args``: anything with ``base``, ``new`` (how the records were named) and ``fail_on``."""
+    out = [f"tdiag diff {args.base} -> {args.new}", ""]
+    width = max(len(name) for name in result.counts)
+    for name, delta in result.counts.items():
+        sign = f"{delta.change:+.3f}" if name.endswith("_s") else f"{int(delta.change):+d}"
+        out.append(f"  {name:<{width}}  {_fmt(delta.base):>8} -> {_fmt(delta.new):<8} ({sign})")
+    from tdiag.reports.cost_format import cost_change_label, cost_label, runtime_delta_lines
+
+    runtime = runtime_delta_lines(result.runtime)
+    if runtime:
+        out += ["", *runtime]
+    for title, findings in (("fixed", result.fixed), ("new", result.new)):
+        out += ["", f"{title} ({len(findings)}):"]
+        out += [f"  {f.path}:{f.line}: {f.code} {f.message}{_cost_suffix(cost_label(f.cost))}" for f in findings]
+    out += ["", f"unchanged ({len(result.unchanged)}):"]
+    for b, n in result.unchanged:
+        delta = result.cost_delta(b, n)
+        out.append(f"  {n.path}:{n.line}: {n.code} {n.message}" + (f"  [cost {cost_change_label(delta)}]" if delta else ""))
+    regressions = result.regressions(args.fail_on)
+    out.append("")
+    out.append("regressions:" if regressions else "no regressions")
+    out += [f"  {r}" for r in regressions]
+    return "\n".join(out) + "\n"
+
+
+def _cost_suffix(label: str) -> str:
+    return "" if label == "-" else f"  [cost {label}]"
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.3f}"
