@@ -84,9 +84,15 @@ def ir_class(node: Any) -> str:
 # -- C++ compile time --------------------------------------------------------------------------------------------
 def install_cpp_compile_timer(session: Any):
     from torch._inductor.async_compile import AsyncCompile
-    from torch._inductor.codecache import LambdaFuture
 
-    original = AsyncCompile.cpp_pybinding
+    original = getattr(AsyncCompile, "cpp_pybinding", None)  # private: feature-detected, never assumed
+    if not callable(original):
+        session.note("this torch has no AsyncCompile.cpp_pybinding: per-kernel C++ compile time is not recorded")
+        return None
+    try:
+        from torch._inductor.codecache import LambdaFuture
+    except ImportError:  # no deferred results in this torch: every result is ready when returned
+        LambdaFuture = ()  # noqa: N806 -- isinstance(x, ()) is always False
 
     def timed_cpp_pybinding(self, argtypes, source_code):
         started = time.perf_counter()

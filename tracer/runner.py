@@ -87,7 +87,7 @@ def run(target: Target) -> Outcome:
         if target.kind == "script":
             _run_script(target.name)
         else:
-            runpy._run_module_as_main(target.name, alter_argv=True)  # exactly what `python -m` calls
+            _run_module(target.name)
         return Outcome(0, "exit")
     except SystemExit as exc:
         return Outcome(_exit_status(exc.code), "exit", exc)
@@ -101,6 +101,17 @@ def run(target: Target) -> Outcome:
         sys.argv = saved_argv
         if saved_path0 is not None:
             sys.path[0] = saved_path0
+
+
+def _run_module(name: str) -> None:
+    """``python -m name``: ``runpy._run_module_as_main`` is what the interpreter itself calls (private, stable since
+    Python 3.2); where it is missing, the public ``run_module`` with ``run_name="__main__"`` is nearly the same (it
+    runs the module in a temporary namespace rather than in ``__main__`` itself)."""
+    run_as_main = getattr(runpy, "_run_module_as_main", None)
+    if callable(run_as_main):
+        run_as_main(name, alter_argv=True)
+    else:
+        runpy.run_module(name, run_name="__main__", alter_sys=True)
 
 
 def _run_script(path: str) -> None:

@@ -23,9 +23,12 @@ class LazyHighlight:
             source += "\n"
         self.plain = source.split("\n")[: self.line_count]
         syntax = Syntax("", lexer("python"), theme=SYNTAX_THEME)
-        self._base_style = syntax._get_base_style()
+        # Rich's Syntax keeps its base style and token styles private; where they moved, use the public theme API.
+        base = getattr(syntax, "_get_base_style", None)
+        theme = getattr(syntax, "_theme", None) or Syntax.get_theme(SYNTAX_THEME)
+        self._base_style = base() if callable(base) else theme.get_background_style()
         self._justify = "default" if self._base_style.transparent_background else "left"
-        self._style_for = syntax._theme.get_style_for_token
+        self._style_for = theme.get_style_for_token
         self._tokens: Iterator | None = lexer("python").get_tokens(source)
         self._lines: list[Text] = []
         self._current = self._new_line()

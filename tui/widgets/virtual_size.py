@@ -18,6 +18,10 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
     if not view.is_mounted or view.size.height == 0:
         view.virtual_size = size  # not laid out yet: the first layout is coming anyway
         return
+    scroll_update = getattr(view, "_scroll_update", None)  # private Textual API (8.x): feature-detected
+    if scroll_update is None:
+        view.virtual_size = size  # public path: one full layout more, same result
+        return
     view.set_reactive(ScrollView.virtual_size, size)
-    view._scroll_update(size)
+    scroll_update(size)
     view.refresh()
