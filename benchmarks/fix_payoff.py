@@ -44,8 +44,9 @@ def run_loop(program: Path, program_args: list[str], each: bool = True, keep: bo
         project.mkdir()
         shutil.copy(program, project / program.name)
         git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
-        for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "program"]):
-            subprocess.run(git + cmd, cwd=project, check=True, capture_output=True)
+        if shutil.which("git"):  # a committed project, as a user's would be (without git: no dirty check)
+            for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "program"]):
+                subprocess.run(git + cmd, cwd=project, check=True, capture_output=True)
         record = work / "record"
         run = subprocess.run(
             [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(record), program.name, *program_args],
