@@ -27,6 +27,7 @@ def main() -> int:
     parser.add_argument("--dim", type=int, default=512)
     parser.add_argument("--device", default="cuda", help="cpu for a smoke test of the script itself")
     parser.add_argument("--backend", default="inductor")
+    parser.add_argument("--no-each", action="store_true", help="only all patches together (2 re-runs instead of 5)")
     args = parser.parse_args()
     if args.device == "cuda":
         import torch
@@ -36,7 +37,7 @@ def main() -> int:
             return 0
         print(f"device: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
     program_args = ["--device", args.device, "--backend", args.backend, "--steps", str(args.steps), "--dim", str(args.dim)]
-    data = fix_payoff.run_loop(PROGRAM, program_args, each=True)
+    data = fix_payoff.run_loop(PROGRAM, program_args, each=not args.no_each)
     fix_payoff.print_result(data)
     return 0 if data["ok"] else 1
 
