@@ -24,5 +24,11 @@ def test_each_rank_has_its_own_measured_window(tmp_path, session_env):
     brk = next(f for f in a.findings if f.family == "BRK" and f.function == "hot")
     assert brk.cost.basis == "measured"
     assert brk.cost.total_s == pytest.approx(runtime.per_rank["1"]["attributed_s"], rel=1e-3)
-    # every output shows one window per rank
+    # every output shows one window per rank: the TUI bars and the HTML chart read rank_runtimes
     assert [label for label, _ in rank_runtimes(runtime)] == ["rank 0", "rank 1"]
+    from tdiag.reports.html.charts import runtime_chart
+
+    bars = runtime_chart(a).figure["data"]
+    assert all(list(bar["y"]) == ["rank 0", "rank 1"] for bar in bars)
+    eager_findings = next(bar for bar in bars if bar["name"] == "eager (findings)")
+    assert eager_findings["x"][1] > eager_findings["x"][0]  # ms per step, rank 1 above rank 0
