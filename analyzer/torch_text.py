@@ -170,6 +170,8 @@ def classify_guard_expression(guard: str) -> tuple[str, str | None, str | None]:
         return "type", _first_arg(g), None
     if "len(" in g and "==" in g:
         return "length", g.split("==")[0].strip(), g.split("==", 1)[1].strip()
+    if g.startswith("GLOBAL_STATE changed:") and "grad_mode" in g:  # torch.no_grad() around an eval call
+        return "grad_mode", "grad_mode", None
     if ".training" in g:
         subject = g.split("==")[0].strip() if "==" in g else g.replace("not ", "").strip()
         expected = g.split("==", 1)[1].strip() if "==" in g else ("False" if g.startswith("not ") else "True")

@@ -18,6 +18,7 @@ KIND_TO_CODE = {
     "value": "RCP002",
     "length": "RCP002",
     "training": "RCP003",
+    "grad_mode": "RCP003",
     "dtype": "RCP004",
     "device": "RCP004",
 }

@@ -24,3 +24,10 @@ def test_parameter_dtype_change_with_torchs_advice_after_it_is_a_dtype_change():
     assert (f.kind, f.expected, f.actual) == ("dtype", "Float", "BFloat16")
     assert subject_name(f) == "transformer.h.0.mlp.c_fc.bias"
     assert classify(Recompile("0/1", 0, "forward", "m.py", 1, [f])) == "RCP004"
+
+
+def test_grad_mode_flip_is_a_mode_recompile():
+    """x-transformers evaluated under torch.no_grad() between training steps: torch names the global grad mode."""
+    f = parse_guard_failure("0/0: GLOBAL_STATE changed: grad_mode ")
+    assert f.kind == "grad_mode"
+    assert classify(Recompile("0/1", 0, "forward", "m.py", 1, [f])) == "RCP003"
