@@ -47,6 +47,9 @@ def main() -> int:
                     print(f"{program}: tdiag run failed ({proc.returncode}): {proc.stderr[-500:]}", file=sys.stderr)
                     continue
                 print(f"ran {program} in {time.perf_counter() - started:.0f}s", file=sys.stderr)
+            elif not run_dir.exists():
+                print(f"{program}: no record under {args.records}, not scored", file=sys.stderr)
+                continue
             result, _ = score(program, run_dir, EXPECTED[program])
             scores.append(result)
 
