@@ -356,3 +356,21 @@ def test_lazy_findings_carry_their_graph_links() -> None:
     by_key = {g.key: f"graph-{i}" for i, g in enumerate(many.graphs)}
     lazy = many.findings[FULL_FINDINGS:]
     assert [r["graph_refs"] for r in rows] == [[by_key.get(k) for k in f.graph_keys] for f in lazy]
+
+
+def test_timeline_of_many_frames_is_one_trace_with_every_compile() -> None:
+    from tdiag.analyzer.model import CompiledGraph
+    from tdiag.reports.html.charts import TIMELINE_TRACE_LIMIT, recompile_timeline_chart
+
+    frames = TIMELINE_TRACE_LIMIT + 20
+    graphs = [CompiledGraph(compile_id=f"{i % frames}/{i // frames}", frame_id=i % frames,
+                            frame_compile_id=i // frames, code_name=f"f{i % frames}", path="m.py", line=i % frames + 1,
+                            start_time=float(i))
+              for i in range(2 * frames)]  # every frame compiled twice
+    (trace,) = recompile_timeline_chart(Analysis(graphs=graphs)).figure["data"]
+    points = [(x, y) for x, y in zip(trace["x"], trace["y"]) if x is not None]
+    assert len(points) == len(graphs)
+    assert len({y for _, y in points}) == frames
+    assert trace["x"].count(None) == frames - 1  # a gap between frames: no line joins two of them
+    few = recompile_timeline_chart(Analysis(graphs=[g for g in graphs if g.frame_id < 3])).figure["data"]
+    assert len(few) == 3  # a handful of frames keep a trace (and a colour) each
