@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.text import Text
 from tdiag.analyzer.model import Finding
+from tdiag.reports.cost_format import cost_short
 from tdiag.tui.format import severity_text, site_cell
 from tdiag.tui.messages import OpenInEditor, ShowGraph, ShowSource
-from tdiag.reports.cost_format import cost_short
 from tdiag.tui.query import SORT_KEYS, FindingQuery, cycle, default_sort, has_cost
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.screens.overview import all_clear
