@@ -25,8 +25,11 @@ EXPECTED: dict[str, Expect] = {
     ),
     "hf_vit_train_inductor.py": Expect(
         inductor=True,
-        why="conv patch embedding and SDPA attention are vendor kernels Inductor picks on purpose (no LOW001); one "
-            "graph, fixed shapes: nothing to flag",
+        flag=[("RCP006", "loss = compiled(pixel_values=images, labels=labels).loss")],
+        why="conv patch embedding and SDPA attention are vendor kernels Inductor picks on purpose (no LOW001, no "
+            "LOW002); fixed shapes, but the training step compiles twice: transformers' loss sets "
+            "config.problem_type on the first call, failing the guard 'self.config.problem_type is None' (torch's "
+            "recompile reason), fixed by setting problem_type in the config up front",
     ),
     "xtransformers_lm_eval_flip.py": Expect(
         flag=[("RCP003", "EXPECT: train/eval flips")],
