@@ -82,4 +82,12 @@ EXPECTED: dict[str, Expect] = {
         flag=[("RCP004", "EXPECT: parameters change dtype")],
         why="the model is cast to bfloat16 between calls: a dtype recompile at the model call",
     ),
+    "custom_op_mlp_inductor.py": Expect(
+        inductor=True,
+        flag=[("LOW001", "EXPECT: custom op")],
+        why="a user-registered custom op inside the compiled graph has no Inductor lowering: it runs as a fallback "
+            "that splits the fusion around it (the fix is in the user's code: a lowering, or plain torch ops); the "
+            "Linear GEMM (a 16x8 by 8x8 product) is not a finding: GEMM-template autotuning (LOW002) costs far more "
+            "than it could save on a GEMM this small",
+    ),
 }
