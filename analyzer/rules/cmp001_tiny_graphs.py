@@ -67,9 +67,10 @@ def check(ctx):
         findings.append(
             Finding(
                 code=RULE.code, name=RULE.name, severity=RULE.severity,
-                message=f"{function} compiles into {len(tiny_pieces)} piece(s) of only {', '.join(map(str, ops))} op(s) "
-                f"({sum(pieces.values())} ops in all): the graph breaks at line(s) {', '.join(map(str, break_lines))} "
-                "leave pieces too small to pay for their guards and calls",
+                message=f"{function} compiles into {len(pieces)} pieces, {len(tiny_pieces)} of only "
+                f"{', '.join(str(max(g.op_count for g in tiny if g.frame_id == i)) for i in sorted(tiny_pieces))} op(s) ({sum(pieces.values())} ops in all): the "
+                f"graph breaks at line(s) {', '.join(map(str, break_lines))} leave pieces too small to pay for their "
+                "guards and calls",
                 fix="remove the graph breaks between these pieces, or torch.compiler.disable the tiny function",
                 path=site.path, line=site.line, function=function, occurrences=len(tiny),
                 compile_ids=[g.compile_id for g in tiny], impact=float(len(tiny)), library_frame=library,
