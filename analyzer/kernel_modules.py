@@ -34,7 +34,9 @@ def attribute(kernel: Kernel, modules: GraphModules | None, post_to_pre: dict[st
     if modules is None or not kernel.fused_nodes:
         return
     pre = [p for n in kernel.fused_nodes for p in post_to_pre.get(n, [n])]  # unmapped: the name may already be pre-grad
-    stacks = [modules.nodes[p]["stack"] for p in dict.fromkeys(pre) if p in modules.nodes]
+    stacks = [_rooted(modules.nodes[p].get("stack") or [], modules.root_class) for p in dict.fromkeys(pre)
+              if p in modules.nodes]
+    stacks = [s for s in stacks if s]
     if not stacks:
         return
     common = _common_prefix(stacks)
@@ -43,10 +45,19 @@ def attribute(kernel: Kernel, modules: GraphModules | None, post_to_pre: dict[st
     else:  # nodes of the compiled function itself, outside any module
         kernel.module, kernel.module_class = None, None
     innermost = {tuple(s[-1]) for s in stacks}
+    if innermost == {("", modules.root_class)}:  # the compiled module's own code: its lines are the user's
+        return
     if kernel.frame is None and len(innermost) == 1:  # one layer (no stack trace: e.g. a child of nn.Sequential)
         where = modules.nodes[next(p for p in pre if p in modules.nodes)].get("forward")
         if where and where[0] and where[1]:
             kernel.frame = SourceRef(paths.display(where[0]), int(where[1]), f"{stacks[0][-1][1]}.forward")
+
+
+def _rooted(stack: list[list[Any]], root_class: str | None) -> list[list[Any]]:
+    """The compiled module as the outermost entry (path ''), whether or not Dynamo listed it."""
+    if root_class is None or (stack and stack[0][0] == ""):
+        return stack
+    return [["", root_class], *stack]
 
 
 def _common_prefix(stacks: list[list[list[Any]]]) -> list[list[Any]]:

@@ -26,7 +26,7 @@ def install(session: Any):
 
     def call_user_compiler(self, gm, *args, **kwargs):
         try:
-            session.write(_event(gm))
+            session.write(_event(gm, getattr(self, "local_scope", None) or {}))
         except Exception as exc:  # diagnostics must never break the compile they watch
             session.note(f"module stacks not recorded: {type(exc).__name__}: {exc}")
         return original(self, gm, *args, **kwargs)
@@ -39,20 +39,20 @@ def install(session: Any):
     return undo
 
 
-def _event(gm: Any) -> dict[str, Any]:
+def _event(gm: Any, local_scope: dict[str, Any]) -> dict[str, Any]:
+    from torch import nn
     from torch._guards import CompileContext
 
-    nodes: dict[str, list[Any]] = {}
-    root_class = None
+    # Dynamo leaves the compiled module itself (``self`` of the traced forward) out of ``nn_module_stack``
+    root = local_scope.get("self")
+    root_class = _class_name(type(root)) if isinstance(root, nn.Module) else None
+    nodes: dict[str, dict[str, Any]] = {}
     for node in gm.graph.nodes:
-        stack = node.meta.get("nn_module_stack")
-        if node.op not in ("call_function", "call_method", "call_module") or not stack:
+        if node.op not in ("call_function", "call_method", "call_module"):
             continue
-        entries = list(stack.values())
-        if root_class is None:
-            root_class = _class_name(entries[0][1])
+        entries = list((node.meta.get("nn_module_stack") or {}).values())
         nodes[node.name] = {"stack": [[module_path(str(path)), _class_name(cls)] for path, cls in entries],
-                            "forward": list(_forward_location(entries[-1][1]))}
+                            "forward": list(_forward_location(entries[-1][1])) if entries else [None, None]}
     compile_id = CompileContext.current_compile_id()
     return {"type": "module_stacks", "compile_id": str(compile_id) if compile_id is not None else None,
             "root_class": root_class, "nodes": nodes}
