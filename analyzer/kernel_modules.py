@@ -22,11 +22,25 @@ class GraphModules:
 
 
 def by_compile_id(other_events: list[dict[str, Any]]) -> dict[tuple[Any, str], GraphModules]:
+    """``module_stacks`` events by (rank, compile id); malformed parts of a damaged record are skipped."""
     out: dict[tuple[Any, str], GraphModules] = {}
     for ev in other_events:
-        if ev.get("type") == "module_stacks" and isinstance(ev.get("nodes"), dict) and ev.get("compile_id"):
-            out[(ev.get("rank"), ev["compile_id"])] = GraphModules(ev.get("root_class"), ev["nodes"])
+        if ev.get("type") != "module_stacks" or not isinstance(ev.get("compile_id"), str):
+            continue
+        nodes = ev.get("nodes") if isinstance(ev.get("nodes"), dict) else {}
+        rank = ev.get("rank") if isinstance(ev.get("rank"), int) else None
+        root = ev.get("root_class") if isinstance(ev.get("root_class"), str) else None
+        out[(rank, ev["compile_id"])] = GraphModules(root, {name: _node(info) for name, info in nodes.items()})
     return out
+
+
+def _node(info: Any) -> dict[str, Any]:
+    info = info if isinstance(info, dict) else {}
+    stack = info.get("stack") if isinstance(info.get("stack"), list) else []
+    stack = [[e[0], e[1]] for e in stack if isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e)]
+    where = info.get("forward")
+    ok = isinstance(where, list) and len(where) == 2 and isinstance(where[0], str) and type(where[1]) is int
+    return {"stack": stack, "forward": where if ok else [None, None]}
 
 
 def attribute(kernel: Kernel, modules: GraphModules | None, post_to_pre: dict[str, list[str]], paths: PathMapper) -> None:
