@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from tdiag.analyzer.model import Finding
+from tdiag.analyzer.evidence import DivergenceEvidence
+from tdiag.analyzer.model import Finding, GraphKey
 from tdiag.analyzer.rules import Rule
 
 RULE = Rule("DIV001", "rank-divergence", "warning", "Ranks compiled differently: a break, recompile or graph count differs")
@@ -115,13 +116,14 @@ def _finding(severity, message, fix, path, line, function, counts, odd, cids, in
         occurrences=sum(counts.values()),
         compile_ids=sorted({c for r in odd for c in cids.get(r, [])}),
         impact=impact,
-        evidence={
-            "per_rank": {str(r): n for r, n in sorted(counts.items())},
-            "divergent_ranks": odd,
-            "compile_ids_by_rank": {str(r): cids.get(r, []) for r in sorted(counts)},
-            "incomplete_ranks": sorted(incomplete),
-        },
+        evidence=DivergenceEvidence(
+            per_rank={str(r): n for r, n in sorted(counts.items())},
+            divergent_ranks=odd,
+            compile_ids_by_rank={str(r): cids.get(r, []) for r in sorted(counts)},
+            incomplete_ranks=sorted(incomplete),
+        ),
         ranks={str(r): n for r, n in sorted(counts.items())},
+        graph_keys=sorted({GraphKey(r, c) for r in odd for c in cids.get(r, [])}),
     )
 
 
