@@ -115,7 +115,7 @@ class KernelTableBuilder:
     def _kernel(self, call, parsed, role, mapping, trace, nodes, module, kernel_info, code_event) -> Kernel:
         definition = parsed.definitions.get(call.name)
         kind, backend = kernel_kinds.classify(call, definition, parsed.device)
-        kernel = Kernel(name=call.name, kind=kind, backend=backend, graph=role)
+        kernel = Kernel(name=call.name, kind=kind, backend=backend, graph=role, out_shape=call.out_shape)
         entries = trace.get(call.handle) if call.handle and trace else None
         lines = self._source_lines(entries)
         kernel.frame = self._innermost_frame(entries)

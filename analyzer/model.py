@@ -157,6 +157,7 @@ class Kernel:
     module: str | None = None
     module_class: str | None = None
     frame: SourceRef | None = None  # innermost frame (may be a library file, e.g. Linear.forward); source_lines: user's
+    out_shape: list[int] | None = None  # an extern call's output sizes, when static (e.g. a GEMM's [M, N])
 
 
 @dataclass

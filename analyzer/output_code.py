@@ -16,6 +16,8 @@ HANDLE = re.compile(r"^#\s*\[Provenance debug handles\]\s*(\S+?):(\d+)\s*$")
 SOURCE_NODES = re.compile(r"^#\s*Topologically Sorted Source Nodes:\s*\[(.*?)\](?:,\s*Original ATen:\s*\[(.*?)\])?")
 CALL = re.compile(r"^(?:[\w\s,]+=\s*)?([A-Za-z_][\w.]*)\(")
 DISPATCHER_OP = re.compile(r"^torch\.ops\.([A-Za-z_]\w*)\.\w+\.\w+$")
+BUFFER_ALLOC = re.compile(r"^(buf\d+) = empty_strided_\w+\(\(([^)]*)\)")
+OUT_BUFFER = re.compile(r"\bout=(buf\d+)\)")
 END_OF_CALL = ("def get_args(", "def benchmark_compiled_module(", 'if __name__ == "__main__":')
 INTERNAL_NAMESPACES = frozenset({"inductor", "prims_debug"})
 DEVICE_MARKERS = (("cuda", re.compile(r"empty_strided_cuda\(\(|get_raw_stream\(|device_str='cuda'")),
@@ -35,6 +37,7 @@ class CallSite:
     handle: str | None = None  # "cpp_fused_sum_1:5"
     source_nodes: list[str] = field(default_factory=list)
     aten_ops: list[str] = field(default_factory=list)
+    out_shape: list[int] | None = None  # an extern call's ``out=`` buffer, when its sizes are static
 
 
 @dataclass
@@ -87,6 +90,7 @@ def _calls(lines: list[str], definitions: dict[str, KernelDef]) -> list[CallSite
     in_string = False
     handle: tuple[str, str] | None = None
     nodes: tuple[list[str], list[str]] | None = None
+    shapes: dict[str, list[int] | None] = {}  # buffer -> static sizes, from its allocation
     for raw in lines:
         quotes = raw.count("'''")
         if in_string or (quotes % 2 == 1 and not raw.startswith(" ")):
@@ -106,6 +110,10 @@ def _calls(lines: list[str], definitions: dict[str, KernelDef]) -> list[CallSite
         if m:
             nodes = (_split_list(m.group(1)), _split_list(m.group(2) or ""))
             continue
+        m = BUFFER_ALLOC.match(line)
+        if m:
+            shapes[m.group(1)] = _static_sizes(m.group(2))
+            continue
         m = CALL.match(line)
         if m is None:
             continue
@@ -118,6 +126,9 @@ def _calls(lines: list[str], definitions: dict[str, KernelDef]) -> list[CallSite
         site = CallSite(name, f"{handle[0]}:{handle[1]}" if handle and handle[0] == callee else None)
         if nodes:
             site.source_nodes, site.aten_ops = nodes
+        out = OUT_BUFFER.search(line) if callee.startswith("extern_kernels.") else None
+        if out:
+            site.out_shape = shapes.get(out.group(1))
         calls.append(site)
         handle = nodes = None
     return calls
@@ -128,6 +139,11 @@ def _is_kernel_call(callee: str, definitions: dict[str, KernelDef]) -> bool:
         return True
     m = DISPATCHER_OP.match(callee)
     return bool(m) and m.group(1) not in INTERNAL_NAMESPACES
+
+
+def _static_sizes(text: str) -> list[int] | None:
+    parts = _split_list(text)
+    return [int(p) for p in parts] if all(p.isdigit() for p in parts) else None
 
 
 def _split_list(text: str) -> list[str]:

@@ -11,6 +11,8 @@ The GEMM result makes an extra round trip through memory before the epilogue ker
 Only suggested where a template exists: on GPU (cuBLAS) for mm/addmm/bmm/baddbmm and the int8/fp8 GEMMs; on
 CPU (MKL) only for inference graphs, because Inductor's C++ GEMM template needs a constant (frozen) weight
 (`torch._inductor.config.freezing = True`); a CPU training step keeps the library call, so nothing is suggested.
+Nor for a GEMM whose output is small (under 65,536 elements, 256 KB in fp32): there the epilogue's memory round
+trip is noise beside one kernel launch, and autotuning costs far more compile time than it can save.
 
 ## Example
 ```python
@@ -31,6 +33,7 @@ from tdiag.analyzer.rules._sites import frame_call_sites
 
 RULE = Rule("LOW002", "extern-gemm-epilogue", "info", "A GEMM left to an extern call could fuse its epilogue under max-autotune")
 EPILOGUE_KINDS = ("pointwise",)
+MIN_OUTPUT_ELEMENTS = 1 << 16  # below this the epilogue's round trip is noise beside a kernel launch
 
 
 # Where max-autotune has a GEMM template that can absorb an epilogue. GPU (cuBLAS): Triton mm templates for these
@@ -53,6 +56,16 @@ def template_applies(gemm, graph_role: str) -> bool:
     return gemm.backend != "mkl" or graph_role == "inference"
 
 
+def _is_small(gemm) -> bool:
+    """Known to be small: static output sizes under the floor (symbolic sizes give no verdict)."""
+    if not gemm.out_shape:
+        return False
+    elements = 1
+    for size in gemm.out_shape:
+        elements *= size
+    return elements < MIN_OUTPUT_ELEMENTS
+
+
 def check(ctx):
     findings = {}
     entries = frame_call_sites(ctx.analysis)
@@ -62,7 +75,7 @@ def check(ctx):
         for gemm, follower in zip(graph.kernels, graph.kernels[1:]):
             if not is_gemm(gemm.name) or gemm.graph != follower.graph or follower.kind not in EPILOGUE_KINDS:
                 continue
-            if not template_applies(gemm, gemm.graph):
+            if not template_applies(gemm, gemm.graph) or _is_small(gemm):
                 continue
             lines = {(r.path, r.line) for r in gemm.source_lines}
             if not lines & {(r.path, r.line) for r in follower.source_lines}:

@@ -53,3 +53,33 @@ def test_analyzer_kernel_modules_do_not_import_torch():
             "tdiag.analyzer.rules.cmp002_compile_time_hotspot; "
             "bad = [m for m in ('torch', 'rich', 'textual', 'plotly') if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_low002_skips_small_gemms_and_keeps_symbolic_ones():
+    """A 16x8 GEMM output is noise beside a launch; sizes unknown (symbolic) give no verdict, so the finding stays."""
+    ref = [SourceRef("train.py", 12)]
+
+    def findings_for(out_shape):
+        g = graph("0/0", kernels=[Kernel("extern_kernels.addmm", "extern", "cublas", source_lines=ref, out_shape=out_shape),
+                                  Kernel("triton_poi_fused_gelu_0", "pointwise", "triton", source_lines=ref)])
+        return [f.code for f in low002_extern_gemm_epilogue.check(RuleContext(Analysis(graphs=[g]), None))]
+
+    assert findings_for([16, 8]) == []
+    assert findings_for([4096, 1024]) == ["LOW002"]
+    assert findings_for(None) == ["LOW002"]
+
+
+def test_output_code_reads_extern_output_sizes():
+    from tdiag.analyzer import output_code
+
+    text = (
+        "def call(args):\n"
+        "    primals_1, primals_2 = args\n"
+        "    buf0 = empty_strided_cpu((16, 8), (8, 1), torch.float32)\n"
+        "    extern_kernels.mm(primals_1, primals_2, out=buf0)\n"
+        "    buf1 = empty_strided_cpu((s0, 8), (8, 1), torch.float32)\n"
+        "    extern_kernels.mm(primals_1, primals_2, out=buf1)\n"
+        "    return (buf0, buf1)\n"
+    )
+    calls = output_code.parse(text).calls
+    assert [(c.name, c.out_shape) for c in calls] == [("extern_kernels.mm", [16, 8]), ("extern_kernels.mm", None)]
