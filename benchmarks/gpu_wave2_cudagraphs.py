@@ -1,7 +1,7 @@
 """GPU check of tdiag's CUDA-graph analysis (issue 14): a real model under ``mode="reduce-overhead"`` with one skip
-cause (a CPU tensor fed to the compiled encoder) and one re-record cause (the decoder sees a new batch size on
+cause (the compiled encoder updates an input tensor in place) and one re-record cause (the decoder sees a new batch size on
 the last batch of every epoch), run under ``tdiag run``; then the fixes tdiag suggests applied to a copy of the
-program (move the tensor to the GPU once; pad the last batch), run again.
+program (move the in-place update out of the graph; pad the last batch), run again.
 
     python benchmarks/gpu_wave2_cudagraphs.py        # about 2-3 minutes on an H200
 
@@ -32,8 +32,9 @@ class Encoder(torch.nn.Module):
         super().__init__()
         self.layers = torch.nn.Sequential(*[torch.nn.Linear(dim, dim) for _ in range(6)])
 
-    def forward(self, x, mask):
-        return self.layers(x) * mask.to(x.device)  # SKIP CAUSE
+    def forward(self, x, stats):
+        stats.add_(x.mean())  # SKIP CAUSE
+        return self.layers(x)
 
 
 class Decoder(torch.nn.Module):
@@ -48,7 +49,7 @@ class Decoder(torch.nn.Module):
 torch.manual_seed(0)
 encoder = Encoder().cuda().eval()
 decoder = Decoder().cuda().eval()
-mask = torch.ones(1024)  # FIX1: stays on the CPU
+stats = torch.zeros((), device="cuda")  # a running statistic the encoder updates in place
 encode = torch.compile(encoder, mode="reduce-overhead")
 decode = torch.compile(decoder, mode="reduce-overhead")
 data = torch.randn(4 * 64 + 37, 1024, device="cuda")  # an epoch: 4 full batches of 64, then 37 rows
@@ -64,7 +65,7 @@ def epoch():
     for x in batches():
         n = x.shape[0]
         torch.compiler.cudagraph_mark_step_begin()  # a new step: the last batch's graph outputs may be reused
-        h = encode(x, mask)
+        h = encode(x, stats)
         y = decode(h)  # RERECORD CAUSE
         total = total + y[:n].sum()
     return float(total)
@@ -83,8 +84,9 @@ with torch.no_grad():
 print(f"TORCH_CUDAGRAPH_SKIPS {counters['inductor']['cudagraph_skips']}")
 '''
 
-FIXES = [  # the two fixes tdiag's findings name (CGR001: move the CPU tensor; CGR002: pad to a fixed size)
-    ("mask = torch.ones(1024)  # FIX1: stays on the CPU", "mask = torch.ones(1024, device=\"cuda\")  # FIX1: moved once"),
+FIXES = [  # the two fixes tdiag's findings name (CGR001: take the input mutation out of the graph; CGR002: pad to a fixed size)
+    ("        stats.add_(x.mean())  # SKIP CAUSE", "        pass  # FIX1: the in-place update of an input moved out of the graph"),
+    ("        h = encode(x, stats)", "        stats.add_(x.mean())  # FIX1: now eager, outside the graph\n        h = encode(x, stats)"),
     ("        yield data[start:start + 64]  # FIX2: the last batch is smaller",
      "        x = data[start:start + 64]  # FIX2: padded to 64 rows\n"
      "        yield torch.nn.functional.pad(x, (0, 0, 0, 64 - x.shape[0]))"),
@@ -158,8 +160,8 @@ def main() -> int:
         source, plain, traced, a = results["before"]
         skip_line, rerecord_line = line_of(source, "# SKIP CAUSE"), line_of(source, "# RERECORD CAUSE")
         cgr001 = [f for f in a.findings if f.code == "CGR001"]
-        check(any(f.line == skip_line and f.evidence.skip_kind == "cpu_device" for f in cgr001),
-              f"before: CGR001 cpu-device skip on serve.py:{skip_line} ({[(f.line, f.evidence.skip_kind) for f in cgr001]})")
+        check(any(f.line == skip_line and f.evidence.skip_kind == "mutated_input" for f in cgr001),
+              f"before: CGR001 mutated-input skip on serve.py:{skip_line} ({[(f.line, f.evidence.skip_kind) for f in cgr001]})")
         skipped = [g for g in a.graphs if g.cudagraph and g.cudagraph.status == "skipped"]
         check(bool(skipped) and all("Encoder" in g.code_name or g.path.endswith("serve.py") for g in skipped),
               f"before: the encoder graph ran without CUDA graphs ({[g.code_name for g in skipped]})")
