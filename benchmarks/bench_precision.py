@@ -21,8 +21,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "corpus"))
 
-from corpus_scoring import per_family, run, score  # noqa: E402
 from corpus_scoring import env as corpus_env  # noqa: E402
+from corpus_scoring import per_family, run, score  # noqa: E402
 from expected import EXPECTED  # noqa: E402
 
 GOALS = {"precision": 0.95, "recall": {"BRK": 1.0, "RCP": 1.0}}

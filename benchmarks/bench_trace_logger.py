@@ -16,7 +16,6 @@ import statistics
 import time
 
 import torch
-
 from tdiag.tracer import trace_logger
 
 RECORDS = 20_000

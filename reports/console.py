@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import TextIO
-
-import textwrap
 
 from rich.console import Console
 from rich.text import Text

@@ -20,3 +20,18 @@ def session_env(tmp_path_factory) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def recorded(tmp_path_factory, session_env) -> RecordedRuns:
     return RecordedRuns(tmp_path_factory.mktemp("runs"), session_env)
+
+
+HOT_LOOP = os.path.join(os.path.dirname(__file__), "runtime", "programs", "hot_loop_break.py")
+
+
+@pytest.fixture(scope="session")
+def hot_loop_record(tmp_path_factory, session_env):
+    """A measured record (one real `tdiag run`) of tests/runtime/programs/hot_loop_break.py: a break called 50 times
+    a step in `hot` (line 22) and once in `once` (line 15), shared by the TUI and HTML cost tests."""
+    from tdiag_testing import run_tdiag
+
+    out = tmp_path_factory.mktemp("cost") / "run"
+    proc = run_tdiag(["run", "--no-tui", "-q", "-o", str(out), HOT_LOOP, "30"], session_env)
+    assert proc.returncode == 0, proc.stderr
+    return out

@@ -32,3 +32,8 @@ class RecordedRuns:
             proc = run_tdiag(["run", "--no-tui", "-o", str(out), program, *args], self.env)
             self.done[key] = (out, proc)
         return self.done[key]
+
+
+def hot_finding(analysis):
+    """The break in `hot` of tests/runtime/programs/hot_loop_break.py (the `hot_loop_record` fixture)."""
+    return next(f for f in analysis.findings if f.family == "BRK" and f.function == "hot")

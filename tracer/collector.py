@@ -13,9 +13,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tdiag.record import RecordWriter
 from tdiag.tracer import trace_logger
 from tdiag.tracer.torch_trace import event_name, slim_metadata  # one reading of torch's envelope, shared with import
+
+from tdiag.record import RecordWriter
 
 TRACE_LOGGER = trace_logger.TRACE_LOGGER
 

@@ -46,7 +46,7 @@ def check(ctx):
             by_function[(graph.rank, graph.path, user_function_name(graph.code_name))].append(graph)
     sites = frame_call_sites(a)
     findings = []
-    for (_rank, path, function), graphs in by_function.items():
+    for (_rank, _path, function), graphs in by_function.items():
         pieces: dict[int, int] = {}  # frame id -> its largest variant's op count
         for g in graphs:
             pieces[g.frame_id] = max(pieces.get(g.frame_id, 0), g.op_count)

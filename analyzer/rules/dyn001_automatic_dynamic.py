@@ -41,7 +41,7 @@ def check(ctx):
             continue
         groups[(frame.path, frame.code_name)].append(frame)
     findings = []
-    for (path, name), frames in groups.items():
+    for (_path, name), frames in groups.items():
         first = min(frames, key=lambda f: f.line)
         decisions = sorted({d for f in frames for d in f.automatic_dynamic})
         site, library = anchor(first.path, first.line, name, next((sites[k] for f in frames

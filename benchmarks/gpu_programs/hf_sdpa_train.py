@@ -10,7 +10,7 @@ model = GPT2LMHeadModel(config).cuda()
 opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
 compiled = torch.compile(model)
 
-for step in range(8):
+for _step in range(8):
     ids = torch.randint(0, config.vocab_size, (8, 128), device="cuda")
     with torch.autocast("cuda", dtype=torch.bfloat16):
         loss = compiled(input_ids=ids, labels=ids).loss

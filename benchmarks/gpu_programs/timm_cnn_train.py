@@ -8,7 +8,7 @@ model = timm.create_model("resnet18", pretrained=False, num_classes=10).cuda().t
 opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 compiled = torch.compile(model)
 
-for step in range(8):
+for _step in range(8):
     x = torch.randn(16, 3, 64, 64, device="cuda").to(memory_format=torch.channels_last)
     y = torch.randint(0, 10, (16,), device="cuda")
     with torch.autocast("cuda", dtype=torch.bfloat16):

@@ -30,7 +30,6 @@ class DiffCommand:
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from tdiag.analyzer.diff import diff
-
         from tdiag.reports.registry import ReportOptions, get_reporter, write_report
 
         base, new = load_analysis(args.base), load_analysis(args.new)

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+
 from tdiag.fixing.compare import Comparison
 from tdiag.fixing.loop import FixReport
 

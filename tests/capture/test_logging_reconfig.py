@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 from capture_util import under_python, under_tdiag
-
 from tdiag.analyzer import build
 
 PROGRAM = "logging_reconfig.py"

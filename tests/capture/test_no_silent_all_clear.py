@@ -19,7 +19,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 from capture_util import under_tdiag
-
 from tdiag.analyzer import build
 from tdiag.analyzer.events import load
 

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tdiag.analyzer import build
-from tdiag.errors import TdiagError
 from tdiag.reports import lint
 from tdiag.reports.registry import LINT_FORMATS, REPORTERS, ReportOptions, get_reporter
+
+from tdiag.errors import TdiagError
 
 TESTS = Path(__file__).parent.parent
 

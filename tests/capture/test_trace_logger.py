@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 
 import torch  # noqa: F401 -- torch configures torch.__trace (level, isEnabledFor) on import, as in a real run
-
 from tdiag.tracer import trace_logger
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tdiag.analyzer.model import Analysis, Finding, Suggestion
 from tdiag.analyzer.suggestions import apply_patch, make_patch
+
 from tdiag.fixing.plan import merged_text, plan_patches
 
 RECORDED = "".join(f"line {i}\n" for i in range(1, 31))

@@ -16,9 +16,10 @@ def _screen_text(app) -> str:
 
 
 async def _drive(record_dir, keys_after_a: str):
-    from tdiag.commands._analysis import load_analysis
     from tdiag.tui import make_app
     from tdiag.tui.screens.apply_patch import ApplyPatchScreen
+
+    from tdiag.commands._analysis import load_analysis
 
     analysis = load_analysis(str(record_dir))
     app = make_app(analysis, record_dir)

@@ -15,10 +15,10 @@ from hardening_util import FIXTURES, report
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tdiag.analyzer import build
-
-from tdiag.tracer.trace_import import import_logs, plan_import
-from tdiag.errors import TdiagError
 from tdiag.tracer.torch_trace import TraceLog, read_head
+from tdiag.tracer.trace_import import import_logs, plan_import
+
+from tdiag.errors import TdiagError
 
 COUNTS = {"parse": 0, "import": 0}
 _dirs = itertools.count()

@@ -10,7 +10,6 @@ import time
 from hardening_util import RESULTS, complete_lines, loaded_events, plain, report, under_tdiag
 from tdiag.analyzer import build
 
-
 # Every retry is logged here (kept across runs on one machine, like the reliability figures); a second one fails.
 RETRY_LOG = RESULTS.parent / "fork-hang-retries.log"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from tdiag.analyzer import build
-
 from tdiag.tracer.trace_import import import_logs, plan_import
+
 from tdiag.errors import TdiagError
 
 HERE = Path(__file__).parent

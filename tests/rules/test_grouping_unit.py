@@ -15,7 +15,7 @@ from tdiag.analyzer.model import (
     Site,
     SourceRef,
 )
-from tdiag.analyzer.rules import RuleContext, run_rules
+from tdiag.analyzer.rules import run_rules
 
 
 def brk(cid, line, gb_id, reason, library=None, path="train.py"):

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from tdiag.analyzer import build
 from tdiag.tracer.runtime_window import WindowSpec, parse_window
-
 from tdiag_testing import run_tdiag
 
 HERE = Path(__file__).parent / "programs"

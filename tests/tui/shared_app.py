@@ -13,7 +13,6 @@ from typing import Any
 
 from tdiag.analyzer.model import Analysis
 from tdiag.tui import make_app
-from tdiag.tui.query import FindingQuery
 from tdiag.tui.widgets.row_table import RowTable
 from textual.widgets import Input
 

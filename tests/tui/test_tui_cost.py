@@ -7,7 +7,6 @@ one called once): by hand, the hot loop's break is the costliest finding and its
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 from fixtures import analysis_factory
@@ -18,19 +17,14 @@ from tdiag.reports.cost_heat import HEAT_LEVELS
 from tdiag.tui import make_app
 from tdiag.tui.screens.findings import COLUMNS, COST_COLUMN
 from tdiag.tui.widgets.source_view import HEAT_STYLES, SourceView
+from tdiag_testing import hot_finding
 
-from tdiag_testing import run_tdiag
-
-PROGRAM = Path(__file__).parents[1] / "runtime" / "programs" / "hot_loop_break.py"
 HOT_LINE, ONCE_LINE = 22, 15  # the graph_break() lines of `hot` and `once`
 
 
 @pytest.fixture(scope="module")
-def measured(tmp_path_factory, session_env):
-    out = tmp_path_factory.mktemp("cost") / "run"
-    proc = run_tdiag(["run", "--no-tui", "-q", "-o", str(out), str(PROGRAM), "30"], session_env)
-    assert proc.returncode == 0, proc.stderr
-    analysis = build(out)
+def measured(hot_loop_record):
+    analysis = build(hot_loop_record)
     assert analysis.summary.runtime.status == "measured"
     return analysis
 
@@ -41,9 +35,6 @@ def _text(renderable, width: int = 200) -> str:
     return console.export_text()
 
 
-def _hot(analysis):
-    return next(f for f in analysis.findings if f.family == "BRK" and f.function == "hot")
-
 
 async def test_findings_sorted_by_cost_with_a_cost_column(measured):
     app = make_app(measured)
@@ -52,12 +43,12 @@ async def test_findings_sorted_by_cost_with_a_cost_column(measured):
         screen = app.screen
         assert screen.query_state.sort == "cost"
         shown = [measured.findings[i] for i in screen.visible_findings]
-        assert shown[0] is _hot(measured)
+        assert shown[0] is hot_finding(measured)
         measured_costs = [f.cost.total_s for f in shown if f.cost and f.cost.basis == "measured" and f.cost.total_s > 0]
         assert measured_costs == sorted(measured_costs, reverse=True)
         assert "cost/step" in _text(screen.query_one("#findings-header").render())
         cells = screen._cells(screen.visible_findings[0])
-        hot = _hot(measured)
+        hot = hot_finding(measured)
         assert cells[4].plain == cost_short(hot.cost) == f"{hot.cost.per_call_ms:.3g} ms"
         # "o" steps on to another order; clicking the cost header brings cost order back
         await pilot.press("o")
@@ -65,10 +56,10 @@ async def test_findings_sorted_by_cost_with_a_cost_column(measured):
         cost_x = sum(width + 2 for _, width in COLUMNS[:4]) + 1
         await pilot.click("#findings-header", offset=(cost_x, 0))
         assert screen.query_state.sort == "cost" and not screen.query_state.descending
-        assert screen.visible_findings[0] == measured.findings.index(_hot(measured))
+        assert screen.visible_findings[0] == measured.findings.index(hot_finding(measured))
         # the detail pane names the cost and how it was measured
         detail = _text(screen.query_one("#finding-detail").rendered)
-        assert f"cost: {cost_label(_hot(measured).cost)}  measured in the runtime window" in detail
+        assert f"cost: {cost_label(hot_finding(measured).cost)}  measured in the runtime window" in detail
 
 
 async def test_overview_shows_the_runtime_breakdown(measured):
@@ -87,7 +78,7 @@ async def test_source_heat_marks_the_hot_loop_line(measured):
     app = make_app(measured)
     async with app.run_test(size=(160, 44)) as pilot:
         await pilot.press("5")
-        path = _hot(measured).path
+        path = hot_finding(measured).path
         app.screen.open_file(path, HOT_LINE)
         await pilot.pause()
         view = app.screen.query_one(SourceView)

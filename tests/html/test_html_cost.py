@@ -8,8 +8,6 @@ case uses the fixture factory's many-findings Analysis with costs written by han
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from fixtures.analysis_factory import PLOTLY_STUB, hostile_many
 from report_dom import parse
@@ -20,32 +18,24 @@ from tdiag.reports.cost_heat import HEAT_LEVELS
 from tdiag.reports.html import write_html
 from tdiag.reports.html.page import FULL_FINDINGS
 from tdiag.reports.html.render import render
+from tdiag_testing import hot_finding
 
-from tdiag_testing import run_tdiag
-
-PROGRAM = Path(__file__).parents[1] / "runtime" / "programs" / "hot_loop_break.py"
 HOT_LINE, ONCE_LINE = 22, 15  # the graph_break() lines of `hot` and `once`
 
 
 @pytest.fixture(scope="module")
-def measured(tmp_path_factory, session_env):
-    out = tmp_path_factory.mktemp("cost") / "run"
-    proc = run_tdiag(["run", "--no-tui", "-q", "-o", str(out), str(PROGRAM), "30"], session_env)
-    assert proc.returncode == 0, proc.stderr
-    analysis = build(out)
+def measured(hot_loop_record):
+    analysis = build(hot_loop_record)
     assert analysis.summary.runtime.status == "measured"
     return analysis
 
-
-def _hot(analysis):
-    return next(f for f in analysis.findings if f.family == "BRK" and f.function == "hot")
 
 
 def test_structure_cost_chart_and_heat(measured):
     html = render(measured, plotly_bundle=PLOTLY_STUB, compress=False)
     dom = parse(html)
     assert dom.find(id="chart-runtime") is not None
-    hot = _hot(measured)
+    hot = hot_finding(measured)
     article = dom.find(id=hot.anchor)
     assert article.attrs["data-cost"] == str(hot.cost.total_s)
     badge = article.find(cls="cost")
@@ -71,7 +61,7 @@ def test_browser_draws_the_time_chart_and_sorts_by_cost(browser, measured, tmp_p
     page.wait_for_selector("#chart-runtime svg.main-svg", state="attached")
     legend = page.eval_on_selector_all("#chart-runtime .legendtext", "els => els.map(e => e.textContent)")
     assert {"compiled", "eager (findings)", "eager (other)", "guards", "compile"} <= set(legend)
-    hot = _hot(measured)
+    hot = hot_finding(measured)
     assert page.text_content(f'[id="{hot.anchor}"] h3 .cost') == cost_label(hot.cost)
     # the heat shows: the hottest line's background differs from a cooler heat line's and from a plain finding line's
     colour = "id => getComputedStyle(document.querySelector(`[id$='-L${id}']`)).backgroundColor"
