@@ -1,6 +1,6 @@
 """The one place graph breaks expose their instruction: ``InstructionTranslatorBase.log_graph_break``.
 
-Private API, stable in signature since torch ~2.3. The wrapper records the exact instruction (offset, opname,
+Private API, stable in signature since torch ~2.11 (a module function taking the same arguments before). The wrapper records the exact instruction (offset, opname,
 positions) in the user's original code object and always calls through; where the method is missing, breaks are
 still recorded from the structured trace, with a note that bytecode offsets are unavailable.
 """
@@ -8,6 +8,7 @@ still recorded from the structured trace, with a note that bytecode offsets are 
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,7 @@ def install(
     cls = getattr(sc, "InstructionTranslatorBase", None)
     original = getattr(cls, "log_graph_break", None) if cls is not None else None
     if original is None:
-        return None
+        return _install_module_function(sc, on_break, on_error)
 
     @functools.wraps(original)
     def log_graph_break(self, code_options, reason, exc, *args, **kwargs):
@@ -43,6 +44,35 @@ def install(
 
     def undo() -> None:
         cls.log_graph_break = original
+
+    return undo
+
+
+def _install_module_function(sc: Any, on_break: Callable[[dict[str, Any]], None],
+                             on_error: Callable[[str, BaseException], None] | None) -> Callable[[], None] | None:
+    """torch <= 2.10: ``log_graph_break(code_options, reason, exc_info, user_stack)`` is a module function, called
+    from the translator's own methods; the translator (``self``) and the exception (``excp``) are its caller's locals.
+    Dynamo calls it through the module's globals, so replacing the module attribute is enough."""
+    original = getattr(sc, "log_graph_break", None)
+    if not callable(original):
+        return None
+
+    @functools.wraps(original)
+    def log_graph_break(code_options, *args, **kwargs):
+        caller = sys._getframe(1).f_locals
+        tx = caller.get("self")
+        if tx is not None and hasattr(tx, "current_instruction") and hasattr(tx, "f_code"):
+            try:
+                on_break(describe(tx, caller.get("excp")))
+            except Exception as failure:
+                if on_error is not None:
+                    on_error("graph-break hook", failure)
+        return original(code_options, *args, **kwargs)
+
+    sc.log_graph_break = log_graph_break
+
+    def undo() -> None:
+        sc.log_graph_break = original
 
     return undo
 

@@ -36,6 +36,10 @@ EXPECTED = {
 }
 
 
+# programs whose frame compile torch <= 2.10 fails outright (no break logged) where newer torch breaks and skips
+FAILS_WITHOUT_BREAK = {"generator_ctx.py": {"CMP003"}}
+
+
 @pytest.mark.parametrize("program", sorted(EXPECTED))
 def test_counts_and_sites_match_torch(program, recorded, session_env, tmp_path):
     run_dir, proc = recorded(program)
@@ -78,7 +82,13 @@ def test_counts_and_sites_match_torch(program, recorded, session_env, tmp_path):
     assert ours_ids == theirs_ids
 
     codes = {f.code for f in analysis.findings if f.family in ("BRK", "RCP")}
-    assert codes == EXPECTED[program]
+    if program in FAILS_WITHOUT_BREAK and not torch_says.breaks:
+        # torch <= 2.10 fails the whole frame compile here instead of logging a break ("SKIPPED INLINING" a generator
+        # context's __enter__): no break to report, the failed compile is the finding
+        assert torch_says.failed_frames >= 1 and codes == set()
+        assert FAILS_WITHOUT_BREAK[program] <= {f.code for f in analysis.findings}
+    else:
+        assert codes == EXPECTED[program]
     assert all(f.path == program for f in analysis.findings if f.family == "BRK")
 
 
