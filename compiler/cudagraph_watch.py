@@ -25,6 +25,8 @@ import re
 import sys
 from typing import Any
 
+from tdiag.compiler.failures import report
+
 CUDAGRAPH_LOGGERS = (
     "torch._inductor.cudagraph_utils.__cudagraphs",  # skip reasons, dynamic-shape warning
     "torch._inductor.cudagraph_trees.__cudagraphs",  # recordings, re-recordings, symint keys
@@ -61,8 +63,8 @@ class DecisionFilter(logging.Filter):
                         "compile_id": _compile_id(text),
                     }
                 )
-        except Exception:  # diagnostics must never break the program they watch
-            pass
+        except Exception as exc:  # diagnostics must never break the program they watch
+            report(self.session, "CUDA-graph log watcher", exc)
         return record.levelno >= self.user_level or self.logger.level != self.forced_level
 
 
@@ -182,8 +184,8 @@ def _wrap_record_function(session: Any):
                     "compile_id": str(self.compile_id) if self.compile_id is not None else None,
                 }
             )
-        except Exception:
-            pass
+        except Exception as exc:
+            report(session, "CUDA-graph recording hook", exc)
         return original(self, new_inputs, function_id, *args, **kwargs)
 
     manager.record_function = record_function
@@ -211,5 +213,5 @@ def _record_pool_memory(session: Any) -> None:
             pools[key] = pools.get(key, 0) + int(segment.get("total_size") or 0)
         if pools:
             session.write({"type": "cudagraph_pool", "pools": pools, "bytes": sum(pools.values())})
-    except Exception:
-        pass
+    except Exception as exc:
+        report(session, "CUDA-graph pool memory", exc)

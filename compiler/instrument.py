@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tdiag.compiler.failures import report
+
 Undo = Callable[[], None]
 
 
@@ -30,8 +32,8 @@ def enable(session: Any, deep: bool = False) -> Undo | None:
         while undos:
             try:
                 undos.pop()()
-            except Exception:
-                pass
+            except Exception as exc:
+                report(session, "undoing an Inductor hook", exc)
 
     return undo_all
 

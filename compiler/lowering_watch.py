@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from tdiag.compiler.failures import report
 from tdiag.compiler.fallback_ops import fallback_op_names, lowering_status
 
 TRACE_LOGGER = "torch.__trace"
@@ -44,9 +45,7 @@ class OutputCodeWatcher(logging.Handler):
                     status["implicit_logged"] = True
             self.session.write({"type": "lowering_info", "ops": statuses})
         except Exception as exc:  # diagnostics must never break the compile they watch: counted into the record
-            failed = getattr(self.session, "failed", None)
-            if failed is not None:
-                failed("lowering watcher", exc)
+            report(self.session, "lowering watcher", exc)
 
 
 class ImplicitFallbackFilter(logging.Filter):
@@ -68,8 +67,8 @@ class ImplicitFallbackFilter(logging.Filter):
                         break
                 if target:
                     self.watcher.implicit.add(str(target))
-        except Exception:
-            pass
+        except Exception as exc:
+            report(self.watcher.session, "implicit-fallback watcher", exc)
         return record.levelno >= self.user_level
 
 

@@ -1,0 +1,18 @@
+"""Compiler-side hooks never raise into torch; what they swallow is counted into the record instead.
+
+The session's ``failed(what, exc)`` writes a ``capture_problem`` event (see ``tdiag.tracer.problems``), so an
+incomplete capture is never read as an all-clear. A session without it (a bare writer in a test) just drops it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def report(session: Any, what: str, exc: BaseException) -> None:
+    failed = getattr(session, "failed", None)
+    if callable(failed):
+        try:
+            failed(what, exc)
+        except Exception:  # counting must not become a failure of its own
+            return
