@@ -132,13 +132,13 @@ def _run_script(path: str) -> None:
         __package__=None,
         __cached__=None,
     )
-    saved = sys.modules.get("__main__")
+    # The program's __main__ stays in sys.modules for the rest of the process, as under python (runpy's -m path does
+    # the same): its objects are destroyed at interpreter shutdown, not when this function returns. Freeing them here
+    # ran, e.g., DDP's Reducer -> ProcessGroupGloo destructor (joining gloo's threads) in the middle of tdiag's exit
+    # work, right after the program's last line: a 2-rank gloo job then hung in that join, or aborted with
+    # "terminate called without an active exception".
     sys.modules["__main__"] = main
-    try:
-        exec(code, main.__dict__)
-    finally:
-        if saved is not None:
-            sys.modules["__main__"] = saved
+    exec(code, main.__dict__)
 
 
 def _exit_status(code: object) -> int:
