@@ -80,7 +80,7 @@ def _compile_id(text: str) -> str | None:
         cid = CompileContext.current_compile_id()
         if cid is not None:
             return str(cid)
-    except Exception:
+    except Exception:  # not a loss: the frame walk below is the second way to the same compile id
         pass
     frame = sys._getframe(2)
     while frame is not None:

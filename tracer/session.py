@@ -63,7 +63,7 @@ def _device_at_exit() -> str | None:
     try:
         if torch is not None and torch.cuda.is_initialized():
             return "cuda: " + torch.cuda.get_device_name(torch.cuda.current_device())
-    except Exception:
+    except Exception:  # not a loss: the header's device ("cuda") stands, without the GPU's name
         pass
     return None
 
