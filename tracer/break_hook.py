@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from tdiag.tracer.bytecode import locate, original_code
+from tdiag.tracer.bytecode import RESUME_PREFIX, locate, original_code
 
 
 def install(
@@ -104,7 +104,8 @@ def describe(tx: Any, exc: Any) -> dict[str, Any]:
     site["user_code_name"] = user_code.co_name
     site["user_firstlineno"] = user_code.co_firstlineno
     if user_code is code:
-        site["offset"] = instr.offset
+        # a resume function whose user code could not be found keeps no offset: its own would point into Dynamo's code
+        site["offset"] = None if code.co_name.startswith(RESUME_PREFIX) else instr.offset
     else:
         found = locate(user_code, positions, instr.opname, site["line"])
         site["offset"], site["opname"] = found if found else (None, instr.opname)

@@ -28,7 +28,7 @@ def original_code(code: types.CodeType) -> types.CodeType:
             if meta is None:
                 break
             code = meta.code
-    except Exception:
+    except Exception:  # not silent: a resume function left untranslated gets no offset (break_hook.describe)
         pass
     return code
 
