@@ -82,3 +82,18 @@ def describe(problem: CaptureProblem) -> str:
 def lines(problems: list[CaptureProblem]) -> list[str]:
     """The headline, then one line per problem: what every text output prints."""
     return [headline(problems), *(describe(p) for p in problems)] if problems else []
+
+
+def empty_verdict(analysis: Any) -> tuple[str, str]:
+    """What an empty list of findings means, for every output: (tone, sentence); tone is ``clear`` only for a
+    complete capture that saw compiled code. A program that never ran a compiled function is not an all-clear:
+    there was nothing to judge (torch.compile never called, or called on code that never ran)."""
+    s = analysis.summary
+    if analysis.run.capture_problems:
+        return "incomplete", "No findings in what was captured, but the capture was incomplete: this is not an all-clear."
+    if s.frames_compiled == 0:
+        return "nothing", ("Nothing was compiled: no torch.compile'd function ran in this program, "
+                           "so there is nothing to judge.")
+    if s.graph_breaks == 0 and s.recompiles == 0:
+        return "clear", "No graph breaks, no recompilations: nothing to fix."
+    return "clear", "No findings above the reporting threshold: nothing to fix."

@@ -1,6 +1,6 @@
 """Whole-process cost of `tdiag run` against plain `python`, with TORCH_TRACE's cost measured beside it.
 
-    python benchmarks/bench_overhead.py [--runs 5] [--program examples/clean.py ...]
+    python benchmarks/bench_overhead.py [--runs 10] [--program examples/clean.py ...] [--instructions]
 
 Each round runs every configuration of a program once, in an order that rotates from round to round (so machine
 load and cache warmth hit all alike), after one warm-up round that fills the compile caches. Reported: the median
@@ -8,22 +8,34 @@ of the per-round ratios to plain `python`, for wall time and for CPU time (user+
 meaningful on a busy machine). `tdiag run` is measured as a user in CI runs it: summary printed to a non-TTY stderr,
 no TUI; `--no-profile` is the same without the runtime window (its cost is in `bench_profile_overhead.py`).
 Per-step cost after compilation is zero by construction (nothing on the runtime path logs to the structured trace).
+
+Seconds on the 2-core VM vary by 5-10% from run to run, so each ratio comes with a 90% bootstrap interval, and
+`--instructions` counts what each configuration executes under valgrind's callgrind instead (repeatable to ~0.1%,
+whatever else the machine does; ~50x slower, so one run per configuration).
+
+tdiag is measured as installed: its modules' bytecode is compiled first (pip does this on install; an editable
+checkout under PYTHONDONTWRITEBYTECODE=1 would otherwise recompile ~50 modules from source at every exit, ~60 ms).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
+import importlib.util
 import os
+import random
+import re
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PROGRAMS = ["examples/clean.py", "examples/train.py"]
+PROGRAMS = ["examples/clean.py", "examples/train.py", "benchmarks/overhead_programs/eager_only.py"]
 GOAL = 1.05
 
 
@@ -36,6 +48,15 @@ def configurations(tmp: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
         "--no-profile": ([*tdiag, "--no-profile"], {}),
         "TORCH_TRACE": ([sys.executable], {"TORCH_TRACE": str(tmp / "trace")}),
     }
+
+
+def compile_tdiag() -> None:
+    """Write tdiag's bytecode next to its sources, as an installed package has it."""
+    for name in ("tdiag", "tdiag.tracer", "tdiag.analyzer", "tdiag.reports", "tdiag.compiler", "tdiag.tui"):
+        module = importlib.util.find_spec(name)
+        if module and module.submodule_search_locations:
+            for where in module.submodule_search_locations:
+                compileall.compile_dir(where, quiet=1)
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -65,28 +86,82 @@ def measure(program: str, runs: int, tmp: Path) -> dict[str, list[tuple[float, f
     return results
 
 
+def median_ratio(samples: list[float], base: list[float]) -> tuple[float, float, float]:
+    """Median of the per-round ratios, with a 90% percentile-bootstrap interval (the VM's run-to-run noise is
+    several percent, so the interval says whether a difference is real)."""
+    ratios = [s / b for s, b in zip(samples, base)]
+    rng = random.Random(0)
+    boot = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(2000))
+    return statistics.median(ratios), boot[len(boot) // 20], boot[-len(boot) // 20 - 1]
+
+
+def instructions(program: str, tmp: Path) -> dict[str, int]:
+    """Instructions each configuration executes under callgrind: repeatable to ~0.1% whatever the machine's load,
+    unlike seconds here. One warm-up run each first (compile caches, the trace directory); two run at a time."""
+    base_env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp / "inductor-cache")}
+    configs = configurations(tmp)
+    for prefix, extra in configs.values():
+        timed([*prefix, program], {**base_env, **extra})
+
+    def count(name: str) -> int:
+        prefix, extra = configs[name]
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp / (name.strip('-').replace(' ', '_') + '.cg')}",
+               *prefix, program]
+        done = subprocess.run(cmd, cwd=REPO, env={**base_env, **extra}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+        found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+        if done.returncode != 0 or found is None:
+            raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+        return int(found.group(1).replace(",", ""))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(configs, pool.map(count, configs)))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=5, help="measured rounds per program (after one warm-up)")
+    parser.add_argument("--runs", type=int, default=10, help="measured rounds per program (after one warm-up)")
     parser.add_argument("--program", action="append", help="a program to measure (default: the bundled examples)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions under valgrind's callgrind instead of timing (slow, ~50x)")
     args = parser.parse_args()
     programs = args.program or PROGRAMS
-    print(f"median of {args.runs} rounds (rotating order, warm caches); ratio = median of per-round ratios to python")
-    print(f"{'program':20} {'configuration':13} {'wall s':>7} {'ratio':>6} {'cpu s':>7} {'ratio':>6}")
+    compile_tdiag()
+    if args.instructions:
+        return main_instructions(programs)
+    print(f"median of {args.runs} rounds (rotating order, warm caches); ratio = median of per-round ratios to python,"
+          " [90% bootstrap interval]")
+    print(f"{'program':20} {'configuration':13} {'wall s':>7} {'ratio':>20} {'cpu s':>7} {'ratio':>20}")
     worst = 0.0
     for program in programs:
         with tempfile.TemporaryDirectory() as tmp:
             results = measure(program, args.runs, Path(tmp))
         base = results["python"]
         for name, samples in results.items():
-            row = [f"{program:20} {name:13}"]
+            row = [f"{Path(program).name:20} {name:13}"]
             for i in (0, 1):  # wall, cpu
-                ratio = statistics.median(s[i] / b[i] for s, b in zip(samples, base))
-                row.append(f"{statistics.median(s[i] for s in samples):7.2f} {ratio:5.2f}x")
-                if name == "tdiag run" and i == 1:
+                ratio, low, high = median_ratio([s[i] for s in samples], [b[i] for b in base])
+                row.append(f"{statistics.median(s[i] for s in samples):7.2f} {ratio:5.2f}x [{low:.2f}-{high:.2f}]")
+                if name == "tdiag run":
                     worst = max(worst, ratio)
             print(" ".join(row))
-    print(f"worst tdiag run CPU ratio {worst:.2f}x (goal <= {GOAL:.2f}x)")
+    print(f"worst tdiag run ratio (wall or CPU) {worst:.2f}x (goal <= {GOAL:.2f}x)")
+    return 0
+
+
+def main_instructions(programs: list[str]) -> int:
+    print("instructions executed (callgrind, the process itself: compiler subprocesses are not counted)")
+    print(f"{'program':20} {'configuration':13} {'instructions':>16} {'ratio':>7}")
+    worst = 0.0
+    for program in programs:
+        with tempfile.TemporaryDirectory() as tmp:
+            counts = instructions(program, Path(tmp))
+        for name, n in counts.items():
+            ratio = n / counts["python"]
+            if name == "tdiag run":
+                worst = max(worst, ratio)
+            print(f"{Path(program).name:20} {name:13} {n:16,} {ratio:6.3f}x")
+    print(f"worst tdiag run instruction ratio {worst:.3f}x (goal <= {GOAL:.2f}x)")
     return 0
 
 

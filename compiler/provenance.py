@@ -1,10 +1,17 @@
-"""Inductor provenance tracking: the kernel -> FX node -> user line artifacts and the debug handles in output code."""
+"""Inductor provenance tracking: the kernel -> FX node -> user line artifacts and the debug handles in output code.
+
+Provenance level 1 also makes AOTAutograd's ``make_fx`` capture and symbolise a Python stack for every node it traces.
+That pays off only where Inductor lowers the graph, so it is switched off while Dynamo hands a graph to one of
+torch's debugging backends (``eager``, ``aot_eager``, ...), which never lower: on a small aot_eager program that
+was ~3,500 traceback lines formatted for nothing, growing with the size of every graph.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 PROVENANCE_LEVEL = 1
+DEBUG_BACKENDS = "torch._dynamo.backends.debugging"
 
 
 def install(session: Any):
@@ -18,8 +25,52 @@ def install(session: Any):
     if not previous:
         # Part of the FX graph cache key: the first run with it on recompiles each graph once.
         trace_config.provenance_tracking_level = PROVENANCE_LEVEL
+    unwrap = _off_for_debugging_backends(trace_config) if not previous else None
 
     def undo() -> None:
+        if unwrap is not None:
+            unwrap()
         trace_config.provenance_tracking_level = previous
 
     return undo
+
+
+def _off_for_debugging_backends(trace_config: Any):
+    try:
+        from torch._dynamo.output_graph import OutputGraph
+    except ImportError:
+        return None
+    original = getattr(OutputGraph, "call_user_compiler", None)
+    if original is None:
+        return None
+
+    def call_user_compiler(self, *args: Any, **kwargs: Any):
+        level = trace_config.provenance_tracking_level
+        if not level or not never_lowers(getattr(self, "compiler_fn", None)):
+            return original(self, *args, **kwargs)
+        trace_config.provenance_tracking_level = 0
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            trace_config.provenance_tracking_level = level
+
+    OutputGraph.call_user_compiler = call_user_compiler
+
+    def unwrap() -> None:
+        if OutputGraph.call_user_compiler is call_user_compiler:
+            OutputGraph.call_user_compiler = original
+
+    return unwrap
+
+
+def never_lowers(backend: Any) -> bool:
+    """True for a backend that is, under torch.compile's and the debug wrappers, one of torch's debugging backends.
+    Anything else (Inductor, a custom backend that may call Inductor) keeps provenance on."""
+    seen: set[int] = set()
+    while backend is not None and id(backend) not in seen:
+        seen.add(id(backend))
+        if getattr(backend, "__module__", None) == DEBUG_BACKENDS:
+            return True
+        backend = (getattr(backend, "_torchdynamo_orig_backend", None) or getattr(backend, "compiler_fn", None)
+                   or getattr(backend, "__wrapped__", None) or getattr(backend, "func", None))  # func: a partial
+    return False

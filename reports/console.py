@@ -57,8 +57,9 @@ def print_summary(
     hidden = len(analysis.findings) - len(shown)
     if hidden:
         console.print(f"... and {hidden} more finding(s), informational or beyond the top {MAX_ROWS}", style="dim")
-    if not analysis.findings and not analysis.run.capture_problems:
-        console.print("[green]No graph breaks, no recompilations: nothing to fix.[/green]")
+    if not analysis.findings and not analysis.run.capture_problems:  # an incomplete capture was said above
+        tone, verdict = capture_health.empty_verdict(analysis)
+        console.print(verdict, style="green" if tone == "clear" else "yellow")
     for note in analysis.run.notes:
         console.print(f"note: {note}", style="dim")
     if run_dir is not None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tdiag.tracer import break_hook, progress
+from tdiag.tracer import break_hook, import_watch, progress
 from tdiag.tracer.collector import TraceCollector
 from tdiag.tracer.problems import CaptureProblems
 from tdiag.tracer.sources import SourceSnapshotter
@@ -101,6 +101,21 @@ class TraceSession:
         self.collector.install()
         self._undo.append(self.collector.uninstall)
         self._replay_interned_filenames()
+        # A program that never compiles never imports torch._dynamo (~1 s): its hooks wait for that import.
+        self._undo.append(import_watch.after_import("torch._dynamo", self._install_dynamo_hooks, self._unwatchable))
+        return self
+
+    def _install_dynamo_hooks(self) -> None:
+        try:
+            self._install_each_dynamo_hook()
+        except Exception as exc:  # runs inside the program's import of torch._dynamo: never fail that import
+            self.failed("installing the Dynamo hooks", exc)
+
+    def _unwatchable(self) -> None:
+        self.note("torch._dynamo's import could not be followed: no graph-break offsets, live progress, "
+                  "Inductor detail or runtime window in this record")
+
+    def _install_each_dynamo_hook(self) -> None:
         undo = break_hook.install(self._on_break, on_error=self.failed)
         if undo is None:
             self.note("this torch has no InstructionTranslatorBase.log_graph_break: bytecode offsets are unavailable")
@@ -113,7 +128,6 @@ class TraceSession:
             self._undo.append(undo)
         self._instrument_compiler()
         self._install_runtime_window()
-        return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()

@@ -101,6 +101,7 @@ class Page:
     code_json: str
     data_json: str  # {"strings", "findings", "graphs"}: what the page script builds on demand
     capture_lines: list[str] = field(default_factory=list)  # non-empty: the capture was incomplete (banner)
+    empty_verdict: tuple[str, str] = ("clear", "")  # (tone, sentence) shown when there are no findings
 
 
 def build_page(analysis: Analysis) -> Page:
@@ -130,6 +131,7 @@ def build_page(analysis: Analysis) -> Page:
         code_json=json_for_script(code),
         data_json=json_for_script(_data(findings[FULL_FINDINGS:], graphs, code)),
         capture_lines=capture_health.lines(analysis.run.capture_problems),
+        empty_verdict=capture_health.empty_verdict(analysis),
     )
 
 

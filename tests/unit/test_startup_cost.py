@@ -70,3 +70,31 @@ def test_cuda_is_left_to_the_program(tmp_path: Path) -> None:
     from tdiag.analyzer import build
 
     assert build(tmp_path / "run", suggestions=False).run.device == "cuda: " + torch.cuda.get_device_name(0)
+
+
+EAGER_ONLY = """
+import sys
+import torch
+print(float(torch.ones(3).sum()))
+print("dynamo imported:", "torch._dynamo" in sys.modules)
+"""
+
+
+def test_program_that_never_compiles_never_imports_dynamo(tmp_path: Path) -> None:
+    """The Dynamo hooks wait for the program's own import of torch._dynamo (~1 s): a program that never compiles
+    runs under tdiag with the modules it has under python, and the summary says nothing was judged."""
+    program = tmp_path / "eager_only.py"
+    program.write_text(EAGER_ONLY)
+    plain = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=600)
+    traced = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-o", str(tmp_path / "run"),
+                             str(program)], capture_output=True, text=True, timeout=600)
+    assert plain.returncode == traced.returncode == 0, traced.stderr[-3000:]
+    assert "dynamo imported: False" in plain.stdout
+    assert traced.stdout == plain.stdout
+    assert "Nothing was compiled" in traced.stderr and "nothing to fix" not in traced.stderr
+    from tdiag.analyzer import build
+    from tdiag.reports.html.render import render
+    from tdiag.tui.screens.overview import all_clear
+
+    analysis = build(tmp_path / "run", suggestions=False)  # every output says the same, none says all-clear
+    assert "Nothing was compiled" in render(analysis) and "Nothing was compiled" in all_clear(analysis).plain

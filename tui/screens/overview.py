@@ -136,15 +136,13 @@ def headline(analysis: Analysis) -> Group:
 
 
 def all_clear(analysis: Analysis) -> Text:
-    s = analysis.summary
-    if analysis.run.capture_problems:  # never an all-clear over a capture that missed events
-        return Text("No findings in what was captured, but the capture was incomplete (see above).", style="bold red")
-    if s.graph_breaks == 0 and s.recompiles == 0:
-        title = "No graph breaks, no recompilations."
-    else:
-        title = "No findings above the reporting threshold."
-    text = Text(f"✓ {title}\n", style="bold green")
-    text.append(f"{s.graphs} graph(s) compiled; nothing in this record needs changing.", style="")
+    tone, verdict = capture_health.empty_verdict(analysis)
+    if tone == "incomplete":  # never an all-clear over a capture that missed events
+        return Text(f"{verdict} (see above)", style="bold red")
+    if tone == "nothing":
+        return Text(verdict, style="bold yellow")
+    text = Text(f"✓ {verdict}\n", style="bold green")
+    text.append(f"{analysis.summary.graphs} graph(s) compiled.", style="")
     if analysis.run.record_problems:
         text.append("\nThe record was damaged, so some events may be missing (see above).", style="yellow")
     return text
