@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +51,14 @@ def parse_window(text: str) -> WindowSpec:
     if steps < 1 or settle < 0 or not seconds > 0:
         raise ValueError(f"--profile-window needs STEPS >= 1, SETTLE >= 0 and SECONDS > 0, got {text!r}")
     return WindowSpec(steps, settle, seconds)
+
+
+def _stop_in_child(window: weakref.ref) -> None:
+    live = window()
+    if live is not None:
+        live.active = False
+        live.state = "done"
+        live._profiler = None  # the parent's profiler object: never stopped or read from the child
 
 
 class RuntimeWindow:
@@ -91,6 +101,10 @@ class RuntimeWindow:
             return result
 
         _TorchDynamoContext.__call__ = __call__
+        # A forked child (DataLoader worker, Pool) inherits the window; starting the profiler there would measure
+        # the wrong process and can hang it. Children never measure. (A callback cannot be unregistered: weak.)
+        own = weakref.ref(self)
+        os.register_at_fork(after_in_child=lambda: _stop_in_child(own))
 
         def undo() -> None:
             if _TorchDynamoContext.__call__ is __call__:

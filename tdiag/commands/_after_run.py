@@ -5,6 +5,8 @@ Shared by ``run`` and its torchrun launcher, so neither imports the other.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
 from pathlib import Path
 
@@ -18,17 +20,18 @@ def show_results(args, run_dir: Path, lead: bool) -> None:
     tui = lead and not args.no_tui and is_tty(sys.stdout) and is_tty(sys.stdin)
     if not (summary or args.html or tui):
         return
-    try:
-        from tdiag.analyzer import build
+    with _no_collection_over_the_program():
+        try:
+            from tdiag.analyzer import build
 
-        analysis = build(run_dir, suggestions=bool(args.html or tui))  # the summary alone needs no patches (libcst)
-    except Exception as exc:
-        print(f"tdiag: the record in {run_dir} could not be analysed: {exc}", file=sys.stderr)
-        return
-    from tdiag.reports.registry import ReportOptions, get_reporter, write_report
+            analysis = build(run_dir, suggestions=bool(args.html or tui))  # the summary alone needs no patches (libcst)
+        except Exception as exc:
+            print(f"tdiag: the record in {run_dir} could not be analysed: {exc}", file=sys.stderr)
+            return
+        from tdiag.reports.registry import ReportOptions, get_reporter, write_report
 
-    if summary:
-        get_reporter("console").render(analysis, sys.stderr, ReportOptions(run_dir=run_dir))
+        if summary:
+            get_reporter("console").render(analysis, sys.stderr, ReportOptions(run_dir=run_dir))
     if args.html:
         try:
             write_report(get_reporter("html"), analysis, args.html, ReportOptions(record=str(run_dir)))
@@ -41,6 +44,20 @@ def show_results(args, run_dir: Path, lead: bool) -> None:
         except ImportError:
             return
         run_app(analysis, run_dir)
+
+
+@contextlib.contextmanager
+def _no_collection_over_the_program():
+    """The finished program's heap (torch, Dynamo's caches) is large and, under python, would see no collection
+    before shutdown; tdiag's short analysis must not pay full passes over it (0.1 s each) nor run the program's
+    finalizers early. Not around the HTML report or the TUI, which may allocate much or stay open for long."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def is_tty(stream) -> bool:

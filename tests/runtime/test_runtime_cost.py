@@ -151,3 +151,12 @@ def test_diff_against_a_record_without_runtime(hot_loop_dir, tmp_path, session_e
     data = json.loads(run_tdiag(["diff", "--format", "json", str(off), str(hot_loop_dir)], session_env).stdout)
     assert data["runtime"]["base"] is None and data["runtime"]["base_reason"] == "no runtime data in the record"
     assert data["runtime"]["new"]["step"] > 0 and data["runtime"]["change"] is None
+
+
+def test_forked_child_never_starts_the_profiler(tmp_path, session_env):
+    out = tmp_path / "fork"
+    proc = run_tdiag(["run", "--no-tui", "-q", "-o", str(out), str(HERE / "fork_while_settling.py")], session_env)
+    assert proc.returncode == 0, proc.stderr
+    assert "child profiler on: False" in proc.stdout and "parent done" in proc.stdout
+    (runtime,) = _runtime_events(out)  # one window, the parent's
+    assert runtime["status"] == "measured", runtime

@@ -6,7 +6,6 @@ import importlib
 import sys
 
 import pytest
-
 from tdiag.tracer.import_watch import after_import
 
 
