@@ -8,8 +8,10 @@ reduction is recognised by its accumulator (``tmp_acc``) or a Welford helper in 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from tdiag.analyzer.output_code import CallSite, KernelDef
+if TYPE_CHECKING:  # annotations only: rules that ask is_gemm() need no output-code parser
+    from tdiag.analyzer.output_code import CallSite, KernelDef
 
 TRITON_KINDS = {
     "triton_poi": "pointwise",

@@ -12,15 +12,20 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tdiag.analyzer import compile_spans, kernel_kinds, kernel_modules, output_code, post_grad
+from tdiag.analyzer import compile_spans, kernel_modules
 from tdiag.analyzer.aot_graphs import aot_info
 from tdiag.analyzer.events import EventLog, TorchEvent, lazy_code
 from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey, Kernel, SourceRef
 from tdiag.analyzer.paths import PathMapper
 
 from tdiag.record import payload_hash
+
+if TYPE_CHECKING:
+    from tdiag.analyzer import output_code, post_grad
+# output_code, post_grad and kernel_kinds parse Inductor's output and are imported where used: the end-of-run summary
+# of a record without Inductor code (eager, aot_eager) never loads them.
 
 ROLES = ("forward", "backward", "inference")
 STACK_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n([^\n]*)')
@@ -113,6 +118,8 @@ class KernelTableBuilder:
             graph.aot = aot_info(forward, backward, events.last_payload("aot_joint_graph"))
 
     def _kernel(self, call, parsed, role, mapping, trace, nodes, module, kernel_info, code_event) -> Kernel:
+        from tdiag.analyzer import kernel_kinds, post_grad
+
         definition = parsed.definitions.get(call.name)
         kind, backend = kernel_kinds.classify(call, definition, parsed.device)
         kernel = Kernel(name=call.name, kind=kind, backend=backend, graph=role, out_shape=call.out_shape)
@@ -242,6 +249,10 @@ class KernelTableBuilder:
 def _output_codes(events: list[TorchEvent]) -> list[tuple[str, TorchEvent, output_code.OutputCode]]:
     """(role, event, parsed) per role, in forward/backward/inference order; a later output code of the same role
     (a retried attempt) replaces an earlier one."""
+    if not events:
+        return []
+    from tdiag.analyzer import output_code
+
     by_role: dict[str, tuple[TorchEvent, output_code.OutputCode]] = {}
     for index, ev in enumerate(events):
         text = ev.payload
@@ -254,6 +265,10 @@ def _output_codes(events: list[TorchEvent]) -> list[tuple[str, TorchEvent, outpu
 
 
 def _post_grad_graphs(events: list[TorchEvent]) -> dict[str, list[post_grad.PostGradNode]]:
+    if not events:
+        return {}
+    from tdiag.analyzer import post_grad
+
     out: dict[str, list[post_grad.PostGradNode]] = {}
     for ev in events:
         if ev.payload:
@@ -343,6 +358,8 @@ def _triton_kernel_info(events: list[TorchEvent]) -> dict[str, dict[str, Any]]:
 
 def _attach_autotune(kernels: list[Kernel], decisions: list[dict[str, Any]]) -> None:
     """Autotune decisions happen while lowering, in graph order; GEMM call sites keep that order."""
+    from tdiag.analyzer import kernel_kinds
+
     gemms = [k for k in kernels if k.kind == "template" or kernel_kinds.is_gemm(k.name)]
     for kernel, decision in zip(gemms, decisions):
         kernel.autotune = {**decision, "matched_by": "order"}

@@ -98,7 +98,8 @@ def median_ratio(samples: list[float], base: list[float]) -> tuple[float, float,
 def instructions(program: str, tmp: Path) -> dict[str, int]:
     """Instructions each configuration executes under callgrind: repeatable to ~0.1% whatever the machine's load,
     unlike seconds here. One warm-up run each first (compile caches, the trace directory); two run at a time."""
-    base_env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp / "inductor-cache")}
+    # A fixed hash seed: string hashing decides dict layouts and so, a little, how much work (and GC) a run does.
+    base_env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp / "inductor-cache"), "PYTHONHASHSEED": "0"}
     configs = configurations(tmp)
     for prefix, extra in configs.values():
         timed([*prefix, program], {**base_env, **extra})

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from tdiag.analyzer.diff import RUNTIME_PARTS, CostDelta, RuntimeDelta
+from typing import TYPE_CHECKING
+
 from tdiag.analyzer.model import Cost, RuntimeSummary
+
+if TYPE_CHECKING:  # the diff model is imported where a diff is shown: the end-of-run summary never loads it
+    from tdiag.analyzer.diff import CostDelta, RuntimeDelta
 
 
 def cost_label(cost: Cost | None) -> str:
@@ -83,6 +87,8 @@ def runtime_delta_lines(delta: RuntimeDelta | None) -> list[str]:
     step = delta.change("step")
     share = f", {step / delta.base['step']:+.0%}" if delta.base["step"] else ""
     lines = [f"time per step (measured window): {delta.base['step']:.3g} ms -> {delta.new['step']:.3g} ms ({step:+.3g} ms{share})"]
+    from tdiag.analyzer.diff import RUNTIME_PARTS
+
     parts = [f"{name} {delta.base[name]:.3g} -> {delta.new[name]:.3g}" for name, _ in RUNTIME_PARTS if name != "step"]
     lines.append("  ms/step: " + ", ".join(parts))
     return lines

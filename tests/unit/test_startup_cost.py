@@ -1,7 +1,9 @@
 """`tdiag run` imports nothing heavy that the program and the end-of-run summary do not need (issue 16).
 
 Each module below costs start-up or exit time (0.05-0.3 s) and none is needed to record a Dynamo-only program and print
-its summary: the report libraries belong to `--html`/the TUI/patches, Inductor's CUDA-graph trees to Inductor compiles.
+its summary: the report libraries belong to `--html`/the TUI/patches, Inductor's CUDA-graph trees to Inductor compiles,
+rich to a summary shown in a terminal (a CI log is plain text), the diff model to `tdiag diff`, the output-code parser
+to records with Inductor code.
 The baseline is the same program under plain python, so a module torch itself loads is never blamed on tdiag.
 """
 
@@ -15,7 +17,8 @@ from pathlib import Path
 import pytest
 
 PROGRAM = Path(__file__).parents[1] / "programs" / "clean.py"  # aot_eager: Dynamo + AOTAutograd, no Inductor
-HEAVY = ["libcst", "textual", "plotly", "jinja2", "torch._inductor.cudagraph_trees", "torch._inductor.compile_fx"]
+HEAVY = ["libcst", "textual", "plotly", "jinja2", "torch._inductor.cudagraph_trees", "torch._inductor.compile_fx",
+         "rich", "tdiag.analyzer.diff", "tdiag.analyzer.output_code"]
 
 PLAIN = f"""
 import json, runpy, sys
