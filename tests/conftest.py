@@ -35,3 +35,13 @@ def hot_loop_record(tmp_path_factory, session_env):
     proc = run_tdiag(["run", "--no-tui", "-q", "-o", str(out), HOT_LOOP, "30"], session_env)
     assert proc.returncode == 0, proc.stderr
     return out
+
+
+@pytest.fixture(scope="session")
+def hot_loop_analysis(hot_loop_record):
+    """The Analysis of ``hot_loop_record``, its runtime window measured."""
+    from tdiag.analyzer import build
+
+    analysis = build(hot_loop_record)
+    assert analysis.summary.runtime.status == "measured"
+    return analysis

@@ -34,6 +34,9 @@ class RecordedRuns:
         return self.done[key]
 
 
+HOT_LINE, ONCE_LINE = 22, 15  # the graph_break() lines of `hot` and `once` in hot_loop_break.py
+
+
 def hot_finding(analysis):
     """The break in `hot` of tests/runtime/programs/hot_loop_break.py (the `hot_loop_record` fixture)."""
     return next(f for f in analysis.findings if f.family == "BRK" and f.function == "hot")

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import base64
-import contextlib
 import functools
-import gc
 import os
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -16,6 +13,8 @@ from pathlib import Path
 import jinja2
 from tdiag.analyzer.model import Analysis
 from tdiag.reports.graph_facts import graph_facts
+
+from tdiag.gc_pause import collection_paused
 
 from .page import build_page
 
@@ -103,7 +102,9 @@ def plotly_packed() -> tuple[str, str]:
 def render(analysis: Analysis, *, plotly_bundle: str | None = None, compress: bool = True) -> str:
     """Render the page; ``plotly_bundle`` replaces the inlined plotly.js (golden tests keep their file small),
     ``compress=False`` stores every payload as plain text (the golden file stays reviewable)."""
-    with _no_gc():
+    # Rendering allocates many short-lived, acyclic objects; each allocation burst triggers cyclic collections that
+    # walk the whole (large) Analysis again. On a 100k-event run that was about half the render time.
+    with collection_paused():
         page = build_page(analysis)
         template = _environment().get_template("report.html.j2")
         return template.render(page=page, payloads=_payloads(page, plotly_bundle, compress))
@@ -123,14 +124,3 @@ def _payloads(page, plotly_bundle: str | None, compress: bool) -> list[Payload]:
     return [Payload(id_, "application/octet-stream", text, encoding) for id_, encoding, text in packed]
 
 
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    # Rendering allocates many short-lived, acyclic objects; each allocation burst triggers cyclic collections that
-    # walk the whole (large) Analysis again. On a 100k-event run that was about half the render time.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

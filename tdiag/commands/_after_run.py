@@ -5,10 +5,10 @@ Shared by ``run`` and its torchrun launcher, so neither imports the other.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import sys
 from pathlib import Path
+
+from tdiag.gc_pause import collection_paused
 
 
 def show_results(args, run_dir: Path, lead: bool) -> None:
@@ -20,7 +20,10 @@ def show_results(args, run_dir: Path, lead: bool) -> None:
     tui = lead and not args.no_tui and is_tty(sys.stdout) and is_tty(sys.stdin)
     if not (summary or args.html or tui):
         return
-    with _no_collection_over_the_program():
+    # The finished program's heap (torch, Dynamo's caches) is large and, under python, sees no collection before
+    # shutdown: the analysis must not pay full passes over it (~0.1 s each) nor run the program's finalizers early.
+    # Not around the HTML report or the TUI, which may allocate much or stay open for long.
+    with collection_paused():
         try:
             from tdiag.analyzer import build
 
@@ -44,20 +47,6 @@ def show_results(args, run_dir: Path, lead: bool) -> None:
         except ImportError:
             return
         run_app(analysis, run_dir)
-
-
-@contextlib.contextmanager
-def _no_collection_over_the_program():
-    """The finished program's heap (torch, Dynamo's caches) is large and, under python, would see no collection
-    before shutdown; tdiag's short analysis must not pay full passes over it (0.1 s each) nor run the program's
-    finalizers early. Not around the HTML report or the TUI, which may allocate much or stay open for long."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def is_tty(stream) -> bool:

@@ -11,23 +11,18 @@ from __future__ import annotations
 import pytest
 from fixtures.analysis_factory import PLOTLY_STUB, hostile_many
 from report_dom import parse
-from tdiag.analyzer import build
 from tdiag.analyzer.model import Cost, RuntimeSummary
 from tdiag.reports.cost_format import cost_label
 from tdiag.reports.cost_heat import HEAT_LEVELS
 from tdiag.reports.html import write_html
 from tdiag.reports.html.page import FULL_FINDINGS
 from tdiag.reports.html.render import render
-from tdiag_testing import hot_finding
-
-HOT_LINE, ONCE_LINE = 22, 15  # the graph_break() lines of `hot` and `once`
+from tdiag_testing import HOT_LINE, ONCE_LINE, hot_finding
 
 
 @pytest.fixture(scope="module")
-def measured(hot_loop_record):
-    analysis = build(hot_loop_record)
-    assert analysis.summary.runtime.status == "measured"
-    return analysis
+def measured(hot_loop_analysis):
+    return hot_loop_analysis
 
 
 

@@ -11,22 +11,17 @@ import io
 import pytest
 from fixtures import analysis_factory
 from rich.console import Console
-from tdiag.analyzer import build
 from tdiag.reports.cost_format import cost_label, cost_short
 from tdiag.reports.cost_heat import HEAT_LEVELS
 from tdiag.tui import make_app
 from tdiag.tui.screens.findings import COLUMNS, COST_COLUMN
 from tdiag.tui.widgets.source_view import HEAT_STYLES, SourceView
-from tdiag_testing import hot_finding
-
-HOT_LINE, ONCE_LINE = 22, 15  # the graph_break() lines of `hot` and `once`
+from tdiag_testing import HOT_LINE, ONCE_LINE, hot_finding
 
 
 @pytest.fixture(scope="module")
-def measured(hot_loop_record):
-    analysis = build(hot_loop_record)
-    assert analysis.summary.runtime.status == "measured"
-    return analysis
+def measured(hot_loop_analysis):
+    return hot_loop_analysis
 
 
 def _text(renderable, width: int = 200) -> str:
