@@ -247,7 +247,8 @@ class Builder:
             context=parsed.context,
             user_stack=stack,
             library_frame=library,
-            raw=text.split("\nTraceback (most recent call last)", 1)[0].rstrip(),  # drop torch's internal traceback
+            # torch's internal traceback dropped; tdiag's own frames too (they are not in the user's program)
+            raw=self.paths.without_tool_frames(text.split("\nTraceback (most recent call last)", 1)[0].rstrip()),
         )
         if hook is not None:
             gb.code_name = hook.get("user_code_name") or hook.get("code_name")

@@ -8,6 +8,7 @@ import re
 _LIBRARY_DIR = re.compile(r"^.*?[/\\](?:site-packages|dist-packages)[/\\]")
 _STDLIB = re.compile(r"^.*?[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages)")
 RESUME_NAME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
+_TRACEBACK_FRAME = re.compile(r'^(\s*)File "([^"]+)", line \d+')
 
 
 class PathMapper:
@@ -20,6 +21,24 @@ class PathMapper:
         """tdiag's own frames (and runpy's), which sit between the interpreter and the user's program."""
         p = self.absolute(path)
         return any(p == t or p.startswith(t.rstrip("/") + "/") for t in self.tool_paths)
+
+    def without_tool_frames(self, text: str) -> str:
+        """A traceback in torch's text without tdiag's frames: torch prints the whole Python stack of a break, which
+        under ``tdiag run`` passes through tdiag's runner (a frame's source and caret lines go with it)."""
+        if not self.tool_paths:
+            return text
+        kept, skipping, indent = [], False, 0
+        for line in text.split("\n"):
+            frame = _TRACEBACK_FRAME.match(line)
+            if frame:
+                indent, skipping = len(frame.group(1)), self.is_tool(frame.group(2))
+            elif skipping and line.strip() and len(line) - len(line.lstrip()) > indent:
+                continue
+            else:
+                skipping = False
+            if not skipping:
+                kept.append(line)
+        return "\n".join(kept)
 
     def absolute(self, path: str) -> str:
         """Torch reports files as the interpreter saw them: relative to the working directory of the run."""
