@@ -128,6 +128,16 @@ class TraceSession:
             self._undo.append(undo)
         self._instrument_compiler()
         self._install_runtime_window()
+        self._hide_from_dynamo()
+
+    def _hide_from_dynamo(self) -> None:
+        from tdiag.tracer.hidden_capture import hide_capture
+
+        try:
+            hide_capture()
+        except Exception as exc:
+            self.note("tdiag's own callbacks could not be hidden from Dynamo on this torch "
+                      f"({type(exc).__name__}: {exc}): torch's frame counters include them")
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
