@@ -1,8 +1,16 @@
-"""Compare each tdiag mode's outcome with the plain run's: counters per process, stdout, exit code."""
+"""Compare each tdiag mode's outcome with the plain run's: counters per process, stdout, exit code.
+
+One difference is explained rather than counted: while any structured-trace handler listens (tdiag's, or torch's own
+under TORCH_TRACE), torch builds its trace events, and where that happens inside a compiled frame's eager part (a
+lazily compiled backward, a graph break) Dynamo's frame callback is handed torch's own logging frames, which it
+skips. ``frames total/ok`` then grow by those frames and nothing else changes. A frames-only difference is explained
+when the frames Dynamo saw are the plain run's plus only frames it also saw in the plain run under TORCH_TRACE
+(``PLAIN_TRACED``): never a frame of tdiag, never one fewer than without tdiag.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from differential_harness.execute import Outcome
 
@@ -10,16 +18,21 @@ COUNTER_NAMES = {
     "frames": "frames total/ok", "stats": "unique graphs / calls captured", "graph_break": "graph breaks by reason",
     "recompiles": "recompiles", "resumes": "resume functions", "nested_graph_breaks": "nested_graph_breaks setting",
 }
+NOT_COMPARED = ("codes",)  # the frames Dynamo saw: only used to explain a frames difference
 
 
 @dataclass
 class Verdict:
     identical: bool
     differences: list[str]
+    explained: list[str] = field(default_factory=list)
+    needs_traced: bool = False  # a frames difference that the plain run under TORCH_TRACE may explain
 
 
-def compare(plain: Outcome, other: Outcome) -> Verdict:
+def compare(plain: Outcome, other: Outcome, traced: Outcome | None = None) -> Verdict:
     diffs: list[str] = []
+    explained: list[str] = []
+    needs_traced = False
     if other.timed_out or plain.timed_out:
         diffs.append("timed out" + (" (plain)" if plain.timed_out else ""))
     if plain.exit_code != other.exit_code:
@@ -31,10 +44,33 @@ def compare(plain: Outcome, other: Outcome) -> Verdict:
         if mine is None or theirs is None:
             diffs.append(f"{role}: compiled only {'under tdiag' if mine is None else 'without tdiag'}")
             continue
-        for key in sorted(set(mine) | set(theirs)):
-            if mine.get(key) != theirs.get(key):
-                diffs.append(f"{role}: {COUNTER_NAMES.get(key, key)} {_short(mine.get(key))} -> {_short(theirs.get(key))}")
-    return Verdict(not diffs, diffs)
+        for key in sorted((set(mine) | set(theirs)) - set(NOT_COMPARED)):
+            if mine.get(key) == theirs.get(key):
+                continue
+            text = f"{role}: {COUNTER_NAMES.get(key, key)} {_short(mine.get(key))} -> {_short(theirs.get(key))}"
+            if key != "frames":
+                diffs.append(text)
+            elif traced is None:
+                needs_traced = True
+                diffs.append(text)
+            else:
+                reason = _unexplained_frames(mine, theirs, traced.counters.get(role))
+                (diffs if reason else explained).append(text + (f" ({reason})" if reason else
+                                                                 " (torch's structured-trace frames, as under TORCH_TRACE)"))
+    return Verdict(not diffs, diffs, explained, needs_traced)
+
+
+def _unexplained_frames(plain: dict, other: dict, traced: dict | None) -> str:
+    if traced is None:
+        return "no TORCH_TRACE reference for this process"
+    plain_codes, other_codes, traced_codes = set(plain["codes"]), set(other["codes"]), set(traced["codes"])
+    hidden = plain_codes - other_codes
+    if hidden:
+        return "Dynamo saw fewer frames under tdiag: " + _short(sorted(hidden))
+    extra = other_codes - plain_codes - traced_codes
+    if extra:
+        return "frames not seen even under TORCH_TRACE: " + _short(sorted(extra))
+    return ""
 
 
 def _first_difference(a: str, b: str) -> str:
@@ -47,7 +83,7 @@ def _first_difference(a: str, b: str) -> str:
 
 def _short(value) -> str:
     text = str(value)
-    return text if len(text) <= 160 else text[:157] + "..."
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def summary(outcome: Outcome) -> str:

@@ -52,6 +52,8 @@ def run(program: Program, mode: Mode, nested: bool, work: Path, cache_dir: Path)
     counters_dir.mkdir()
     command = mode.command(program, directory / "record")
     env = environment(dict(os.environ), counters_dir, nested, cache_dir)
+    if mode.name == "plain-traced":
+        env["TORCH_TRACE"] = str(directory / "trace")
     started = time.perf_counter()
     try:
         proc = subprocess.run(command, cwd=PROGRAMS, env=env, capture_output=True, text=True, timeout=program.timeout,
@@ -81,6 +83,7 @@ def read_counters(directory: Path) -> dict[str, dict]:
     for path in sorted(directory.glob("*.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
         role, counters = record.pop("role"), comparable(record)
+        counters.setdefault("codes", [])
         if not any(counters[k] for k in ("frames", "stats", "graph_break", "resumes", "recompiles")):
             continue  # imported torch._dynamo, compiled nothing (e.g. torchrun's own agent process)
         key, n = role, 1

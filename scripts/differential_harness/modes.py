@@ -56,6 +56,8 @@ class Mode:
 
 
 PLAIN = Mode("plain", "python", launcher="plain")
+# The reference for one difference tdiag cannot remove: torch's own structured-trace logging frames (compare.py)
+PLAIN_TRACED = Mode("plain-traced", "python + TORCH_TRACE", launcher="plain")
 MODES = {
     m.name: m
     for m in (

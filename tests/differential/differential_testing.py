@@ -12,7 +12,7 @@ if str(REPO / "scripts") not in sys.path:
 from differential_harness.compare import compare  # noqa: E402
 from differential_harness.corpus import PROGRAMS, corpus, load  # noqa: E402
 from differential_harness.execute import Outcome, run  # noqa: E402
-from differential_harness.modes import MODES, PLAIN  # noqa: E402
+from differential_harness.modes import MODES, PLAIN, PLAIN_TRACED  # noqa: E402
 
 __all__ = ["MODES", "PLAIN", "PROGRAMS", "Outcome", "compare", "corpus", "differences", "load", "run"]
 
@@ -22,8 +22,12 @@ def differences(name: str, modes: list[str], work: Path, cache: Path, nested: bo
     program = load(PROGRAMS / f"{name}.py")
     plain = run(program, PLAIN, nested, work, cache)
     assert not plain.timed_out and plain.counters, f"{name}: the plain run compiled nothing: {plain.stderr_tail}"
-    found = {}
+    found, traced = {}, None
     for mode in modes:
         outcome = run(program, MODES[mode], nested, work, cache)
-        found[mode] = compare(plain, outcome).differences
+        verdict = compare(plain, outcome)
+        if verdict.needs_traced:
+            traced = traced or run(program, PLAIN_TRACED, nested, work, cache)
+            verdict = compare(plain, outcome, traced)
+        found[mode] = verdict.differences
     return found

@@ -33,6 +33,13 @@ def _frame_recompiles(convert_frame):
     return sum(max(0, int(n) - 1) for n in counter.values())
 
 
+def _frame_codes(convert_frame):
+    """The code objects Dynamo's frame callback was handed (what ``frames total`` counts): file and name."""
+    seen = getattr(getattr(convert_frame, "input_codes", None), "seen", None) or []
+    codes = {f"{c.co_filename}:{c.co_name}" for c in (ref() for ref in seen) if c is not None}
+    return sorted(codes)
+
+
 def _dump():
     directory = os.environ.get(DIR_VAR)
     dynamo_utils = sys.modules.get("torch._dynamo.utils")
@@ -40,6 +47,7 @@ def _dump():
         return
     counters = getattr(dynamo_utils, "counters", {})
     config = sys.modules.get(CONFIG_MODULE)
+    convert_frame = sys.modules.get("torch._dynamo.convert_frame")
     record = {
         "role": _role(),
         "pid": os.getpid(),
@@ -47,7 +55,8 @@ def _dump():
         "stats": dict(counters.get("stats", {})),
         "graph_break": dict(counters.get("graph_break", {})),
         "resumes": sum(counters.get("resumes", {}).values()),
-        "recompiles": _frame_recompiles(sys.modules.get("torch._dynamo.convert_frame")),
+        "recompiles": _frame_recompiles(convert_frame),
+        "codes": _frame_codes(convert_frame),
         "nested_graph_breaks": getattr(config, "nested_graph_breaks", None),
     }
     path = os.path.join(directory, f"{os.getpid()}.json")
