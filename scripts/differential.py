@@ -12,7 +12,6 @@ the exit code with the plain run. Prints a programs x modes table; exits 1 on an
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 

@@ -38,6 +38,8 @@ PASS_THROUGH = {
     ("tdiag.tracer.trace_logger", "_tdiag_user_enabled"),
     ("tdiag.tracer.import_watch", "find_spec"),
     ("tdiag.tracer.import_watch", "exec_then_notify"),
+    ("tdiag.compiler.backend", "tdiag_backend"),
+    ("tdiag.compiler.backend", "config_patches"),
 }
 
 

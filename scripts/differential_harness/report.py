@@ -32,6 +32,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--work", metavar="DIR", help="keep each run's record, counters and outcome here")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
     parser.add_argument("--json", metavar="FILE", help="also write every outcome and verdict as JSON")
+    parser.add_argument("--collect", action="store_true",
+                        help="run nothing: build the table from the outcomes kept in --work (runs not there: 'not run')")
     args = parser.parse_args(argv)
     unknown = [m for m in args.modes.split(",") if m not in MODES or m == "plain"]
     if unknown:
@@ -47,6 +49,13 @@ def main(argv: list[str]) -> int:
     cache = work / "inductor-cache"
     jobs = [(p, m, n) for n in NESTED[args.nested] for p in programs for m in [PLAIN, *modes] if m.applies_to(p)]
     outcomes: dict[tuple[str, str, bool], Outcome] = {}
+    if args.collect:
+        if not args.work:
+            raise SystemExit("--collect needs --work DIR")
+        for path in work.glob("*/*/outcome.json"):
+            outcome = Outcome(**json.loads(path.read_text(encoding="utf-8")))
+            outcomes[(outcome.program, outcome.mode, outcome.nested)] = outcome
+        jobs = []
 
     def one(job):
         program, mode, nested = job
@@ -77,11 +86,16 @@ def build_table(programs, modes: list[Mode], nested_settings, outcomes) -> dict:
     rows, compared, identical = [], 0, 0
     for program in programs:
         for nested in nested_settings:
-            plain = outcomes[(program.name, "plain", nested)]
+            plain = outcomes.get((program.name, "plain", nested))
+            if plain is None:
+                continue  # --collect of a run cut short
             cells, details, notes = {}, [], []
             for mode in modes:
                 if not mode.applies_to(program):
                     cells[mode.name] = "n/a"
+                    continue
+                if (program.name, mode.name, nested) not in outcomes:
+                    cells[mode.name] = "not run"
                     continue
                 verdict = compare(plain, outcomes[(program.name, mode.name, nested)],
                                   outcomes.get((program.name, PLAIN_TRACED.name, nested)))
@@ -144,7 +158,7 @@ def render_markdown(table: dict) -> str:
     lines = [f"| program | plain: frames/graphs/calls/breaks/recompiles (exit) | {' | '.join(titles[m] for m in modes)} |",
              "|" + "---|" * (len(modes) + 2)]
     for r in table["rows"]:
-        cells = [("✓" if r["cells"][m] == "identical" else "✓*" if r["cells"][m] == "identical*" else ("–" if r["cells"][m] == "n/a" else "**different**"))
+        cells = [{"identical": "✓", "identical*": "✓*", "n/a": "–", "not run": "not run"}.get(r["cells"][m], "**different**")
                  for m in modes]
         lines.append(f"| `{r['program']}`{'' if r['kind'] == 'script' else ' (' + r['kind'] + ')'}"
                      f"{' [inductor]' if r['inductor'] else ''}{' +nested' if r['nested'] else ''} | "

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from differential_testing import PLAIN, MODES, PROGRAMS, compare, load, run
+from differential_testing import MODES, PLAIN, PROGRAMS, compare, load, run
 
 
 def test_tdiag_run_compiles_what_python_compiles(tmp_path):

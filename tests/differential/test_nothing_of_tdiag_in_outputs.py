@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import tdiag.compiler
+import tdiag.tracer
 from differential_testing import PROGRAMS
 
 import tdiag
-import tdiag.compiler
-import tdiag.tracer
 
 INTERNAL_NAMES = ("compiled_step", "runtime_window", "break_hook", "trace_logger", "import_watch", "lowering_watch",
                   "module_stacks", "deep_hooks", "cudagraph_watch", "exec_then_notify", "window.active", "_step_boundary")
