@@ -15,16 +15,24 @@ return torch.tensor(values) * 2
 Keep the computation in tensor operations (vectorise), or move the conversion outside the compiled function.
 """
 
+import re
+
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import break_findings, where
+from tdiag.analyzer.rules._breaks import reason_text, site_code, where
 
-RULE = Rule("BRK003", "tensor-to-python", "warning", ".tolist()/.numpy() leave the graph", suggester="to_python")
+RULE = Rule("BRK003", "tensor-to-python", "warning", ".tolist()/.numpy() leave the graph", suggester="to_python",
+            claims="breaks", priority=40)
+TO_PYTHON = re.compile(r"\.(tolist|numpy)\s*\(")
 
 
-def check(ctx):
-    return break_findings(
-        ctx,
-        RULE,
-        lambda b: f"graph break: tensor converted to Python data ({b.reason}){where(b)}",
-        lambda b: "keep it a tensor (vectorise), or move the conversion out of the compiled code",
-    )
+def matches(b) -> bool:
+    reason = reason_text(b)
+    return bool(TO_PYTHON.search(site_code(b))) or "tolist" in reason or "numpy()" in reason
+
+
+def message(b) -> str:
+    return f"graph break: tensor converted to Python data ({b.reason}){where(b)}"
+
+
+def fix(b) -> str:
+    return "keep it a tensor (vectorise), or move the conversion out of the compiled code"

@@ -17,17 +17,22 @@ Pass the value as a tensor (`torch.tensor(k)`), keep it fixed, or let it be dyna
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
+from tdiag.analyzer.rules._recompiles import frame_label, subject_name
 
 RULE = Rule("RCP002", "scalar-recompile", "warning", "Recompiled because a Python scalar changed",
-            suggester="scalar_arg")
+            suggester="scalar_arg", claims="recompiles", priority=20)
+KINDS = ("value", "length")  # GuardFailure.kind values this rule owns
 
 
-def check(ctx):
-    return recompile_findings(
-        ctx,
-        RULE,
-        lambda r, f: f"{frame_label(r)} recompiled: Python value {subject_name(f)} changed"
-        + (f" (compiled for {f.expected})" if f and f.expected else ""),
-        lambda r, f: f"pass {subject_name(f)} as a tensor, or keep it constant across calls",
+def matches(r, f) -> bool:
+    return f is not None and f.kind in KINDS
+
+
+def message(r, f) -> str:
+    return f"{frame_label(r)} recompiled: Python value {subject_name(f)} changed" + (
+        f" (compiled for {f.expected})" if f and f.expected else ""
     )
+
+
+def fix(r, f) -> str:
+    return f"pass {subject_name(f)} as a tensor, or keep it constant across calls"

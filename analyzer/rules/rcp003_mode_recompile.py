@@ -18,17 +18,22 @@ inside the compiled region.
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
+from tdiag.analyzer.rules._recompiles import frame_label, subject_name
 
 RULE = Rule("RCP003", "mode-recompile", "warning", "Recompiled because train()/eval() or a flag flipped",
-            suggester="mode_flip")
+            suggester="mode_flip", claims="recompiles", priority=30)
+KINDS = ("training", "grad_mode")  # GuardFailure.kind values this rule owns
 
 
-def check(ctx):
-    return recompile_findings(
-        ctx,
-        RULE,
-        lambda r, f: f"{frame_label(r)} recompiled: {subject_name(f)} flipped"
-        + (f" (compiled for {f.expected})" if f and f.expected else ""),
-        lambda r, f: "compile one function per mode (train/eval), or keep the flag fixed",
+def matches(r, f) -> bool:
+    return f is not None and f.kind in KINDS
+
+
+def message(r, f) -> str:
+    return f"{frame_label(r)} recompiled: {subject_name(f)} flipped" + (
+        f" (compiled for {f.expected})" if f and f.expected else ""
     )
+
+
+def fix(r, f) -> str:
+    return "compile one function per mode (train/eval), or keep the flag fixed"
