@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from tdiag.analyzer.rules import all_rules
-from tdiag.commands._selection import selected_codes
 from tdiag.reports.registry import guess_format
 from tdiag_testing import run_tdiag
 
+from tdiag.commands._selection import selected_codes
 from tdiag.errors import TdiagError
 
 CODES = [rule.code for rule in all_rules()]
