@@ -19,11 +19,19 @@ A rule module defines ``RULE = Rule(...)`` and one of:
                   site, library = ctx.graph_anchor(graph)
                   yield RULE.finding(message=..., fix=..., path=site.path, line=site.line, library_frame=library)
 
-- a claim on graph breaks or recompilations (``Rule(..., claims="breaks"|"recompiles", priority=N)``), for rules
-  that compete for the same events: each break cause (recompile cause) belongs to exactly one rule, the claiming
-  rule with the lowest ``priority`` whose ``matches`` accepts it. The module then defines ``matches(event)``
-  (a ``GraphBreak``; for recompiles ``matches(recompile, failure)``), ``message(...)`` and ``fix(...)`` with the
-  same arguments; grouping per user line, cascades, counts and evidence are shared (``_breaks``, ``_recompiles``).
+- a claim on graph breaks or recompilations, for rules that compete for the same events: each break cause
+  (recompile cause) belongs to exactly one rule, the claiming rule with the lowest ``priority`` whose ``matches``
+  accepts it. The module defines ``matches(break)`` (for recompiles ``matches(recompile, failure)``) and words the
+  finding with ``message``/``fix`` templates over the event's words (``_breaks.words``: reason, where, function,
+  hint; ``_recompiles.words``: frame, subject, kind, dim, dim_index, values, compiled_for, guard), or with
+  functions ``message(...)``/``fix(...)`` taking ``matches``'s arguments. Grouping per user line, cascades, counts
+  and evidence are shared (``_breaks``, ``_recompiles``)::
+
+      RULE = Rule("BRK007", "my-break", "warning", "One-line summary", claims="breaks", priority=45,
+                  message="graph break: ... ({reason}){where}", fix="do this instead")
+
+      def matches(b) -> bool:
+          return b.gb_id == "GB0123"
 
 ``RULE.suggester`` names the module of ``tdiag.analyzer.suggestions`` that words its fix as code (None: the
 generic one). Rules never import suggestions: ``suggestions.attach_suggestions`` runs after them.
@@ -70,6 +78,8 @@ class Rule:
     suggester: str | None = None  # module name in tdiag.analyzer.suggestions, imported on first use
     claims: str | None = None  # "breaks" / "recompiles": competes for those events (module's matches/message/fix)
     priority: int = 50  # among rules claiming the same events, the lowest number that matches owns the event
+    message: str = ""  # claiming rules: the finding's message, a template over the event's words (see below)
+    fix: str = ""  # claiming rules: the one-line fix, a template likewise
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:

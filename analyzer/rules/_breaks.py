@@ -132,11 +132,23 @@ def claim_breaks(breaks: list[GraphBreak], claimants) -> dict[str, list[Cause]]:
     return owned
 
 
+def words(b: GraphBreak) -> dict[str, str]:
+    """What a claiming rule's ``message``/``fix`` templates may name about a break."""
+    return {
+        "reason": b.reason,
+        "where": where(b),
+        "function": b.code_name or b.site.function or "function",
+        "hint": b.hints[0] if b.hints else "see the graph-break page linked with this finding",
+    }
+
+
 def break_check(rule, module):
-    """The check of a rule claiming breaks: its causes, worded by the module's ``message``/``fix``."""
+    """The check of a rule claiming breaks: its causes, worded by the module's functions or the rule's templates."""
+    message = getattr(module, "message", None) or (lambda b: rule.message.format(**words(b)))
+    fix = getattr(module, "fix", None) or (lambda b: rule.fix.format(**words(b)))
 
     def check(ctx) -> list[Finding]:
-        return break_findings(ctx, rule, module.message, module.fix)
+        return break_findings(ctx, rule, message, fix)
 
     return check
 

@@ -95,11 +95,36 @@ def claim_recompiles(ctx, claimants) -> dict[str, list[tuple[Site, list[Recompil
     return owned
 
 
+def guard_kinds(*kinds: str):
+    """``matches`` for a rule that owns recompiles whose failing guard is of these kinds (``GuardFailure.kind``)."""
+
+    def matches(r: Recompile, f: GuardFailure | None) -> bool:
+        return f is not None and f.kind in kinds
+
+    return matches
+
+
+def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
+    """What a claiming rule's ``message``/``fix`` templates may name about a recompile and its failing guard."""
+    return {
+        "frame": frame_label(r),
+        "subject": subject_name(f),
+        "kind": f.kind if f else "guard",
+        "guard": f.text if f else "unknown guard",
+        "dim": f" dim {f.dim}" if f and f.dim is not None else "",
+        "dim_index": f.dim if f and f.dim is not None else 0,
+        "values": f" (expected {f.expected}, got {f.actual})" if f and f.expected and f.actual else "",
+        "compiled_for": f" (compiled for {f.expected})" if f and f.expected else "",
+    }
+
+
 def recompile_check(rule, module):
-    """The check of a rule claiming recompiles: its causes, worded by the module's ``message``/``fix``."""
+    """The check of a rule claiming recompiles: its causes, worded by the module's functions or the rule's templates."""
+    message = getattr(module, "message", None) or (lambda r, f: rule.message.format(**words(r, f)))
+    fix = getattr(module, "fix", None) or (lambda r, f: rule.fix.format(**words(r, f)))
 
     def check(ctx) -> list[Finding]:
-        return recompile_findings(ctx, rule, module.message, module.fix)
+        return recompile_findings(ctx, rule, message, fix)
 
     return check
 

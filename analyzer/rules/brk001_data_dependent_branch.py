@@ -22,19 +22,13 @@ y = torch.cond(y.sum() > 0, add_one, sub_one, (y,))  # otherwise
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import reason_text, where
+from tdiag.analyzer.rules._breaks import reason_text
 
 RULE = Rule("BRK001", "data-dependent-branch", "warning", "Branch on a tensor value splits the graph",
-            suggester="branch", claims="breaks", priority=50)
+            suggester="branch", claims="breaks", priority=50,
+            message="graph break: branch on a tensor value ({reason}){where}",
+            fix="compute both branches with torch.where, or express the branch with torch.cond")
 
 
 def matches(b) -> bool:
     return b.gb_id == "GB0170" or "data-dependent branching" in reason_text(b)
-
-
-def message(b) -> str:
-    return f"graph break: branch on a tensor value ({b.reason}){where(b)}"
-
-
-def fix(b) -> str:
-    return "compute both branches with torch.where, or express the branch with torch.cond"

@@ -18,21 +18,14 @@ Keep the computation in tensor operations (vectorise), or move the conversion ou
 import re
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import reason_text, site_code, where
+from tdiag.analyzer.rules._breaks import reason_text, site_code
 
 RULE = Rule("BRK003", "tensor-to-python", "warning", ".tolist()/.numpy() leave the graph", suggester="to_python",
-            claims="breaks", priority=40)
+            claims="breaks", priority=40,
+            message="graph break: tensor converted to Python data ({reason}){where}",
+            fix="keep it a tensor (vectorise), or move the conversion out of the compiled code")
 TO_PYTHON = re.compile(r"\.(tolist|numpy)\s*\(")
 
 
 def matches(b) -> bool:
-    reason = reason_text(b)
-    return bool(TO_PYTHON.search(site_code(b))) or "tolist" in reason or "numpy()" in reason
-
-
-def message(b) -> str:
-    return f"graph break: tensor converted to Python data ({b.reason}){where(b)}"
-
-
-def fix(b) -> str:
-    return "keep it a tensor (vectorise), or move the conversion out of the compiled code"
+    return bool(TO_PYTHON.search(site_code(b))) or any(word in reason_text(b) for word in ("tolist", "numpy()"))

@@ -18,25 +18,16 @@ fake (meta) implementation.
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import reason_text, where
+from tdiag.analyzer.rules._breaks import reason_text
 
 RULE = Rule("BRK005", "untraceable-call", "warning", "Call into code Dynamo cannot trace", suggester="untraceable_call",
-            claims="breaks", priority=60)
+            claims="breaks", priority=60,
+            message="graph break: call Dynamo cannot trace ({reason}){where}",
+            fix="move the call out, or wrap it: torch.compiler.disable / allow_in_graph / torch.library.custom_op")
 UNTRACEABLE = ("skipped", "builtin", "c function", "unsupported context manager", "not supported")
 
 
 def matches(b) -> bool:
     reason = reason_text(b)
-    return (
-        b.library_frame is not None
-        or any(word in reason for word in UNTRACEABLE)
-        or ("unsupported" in reason and " call" in reason)  # "Unsupported Tensor.backward() call"
-    )
-
-
-def message(b) -> str:
-    return f"graph break: call Dynamo cannot trace ({b.reason}){where(b)}"
-
-
-def fix(b) -> str:
-    return "move the call out, or wrap it: torch.compiler.disable / allow_in_graph / torch.library.custom_op"
+    unsupported_call = "unsupported" in reason and " call" in reason  # "Unsupported Tensor.backward() call"
+    return b.library_frame is not None or unsupported_call or any(word in reason for word in UNTRACEABLE)

@@ -17,22 +17,10 @@ Pass the value as a tensor (`torch.tensor(k)`), keep it fixed, or let it be dyna
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import frame_label, subject_name
+from tdiag.analyzer.rules._recompiles import guard_kinds
 
 RULE = Rule("RCP002", "scalar-recompile", "warning", "Recompiled because a Python scalar changed",
-            suggester="scalar_arg", claims="recompiles", priority=20)
-KINDS = ("value", "length")  # GuardFailure.kind values this rule owns
-
-
-def matches(r, f) -> bool:
-    return f is not None and f.kind in KINDS
-
-
-def message(r, f) -> str:
-    return f"{frame_label(r)} recompiled: Python value {subject_name(f)} changed" + (
-        f" (compiled for {f.expected})" if f and f.expected else ""
-    )
-
-
-def fix(r, f) -> str:
-    return f"pass {subject_name(f)} as a tensor, or keep it constant across calls"
+            suggester="scalar_arg", claims="recompiles", priority=20,
+            message="{frame} recompiled: Python value {subject} changed{compiled_for}",
+            fix="pass {subject} as a tensor, or keep it constant across calls")
+matches = guard_kinds("value", "length")

@@ -18,22 +18,10 @@ inside the compiled region.
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import frame_label, subject_name
+from tdiag.analyzer.rules._recompiles import guard_kinds
 
 RULE = Rule("RCP003", "mode-recompile", "warning", "Recompiled because train()/eval() or a flag flipped",
-            suggester="mode_flip", claims="recompiles", priority=30)
-KINDS = ("training", "grad_mode")  # GuardFailure.kind values this rule owns
-
-
-def matches(r, f) -> bool:
-    return f is not None and f.kind in KINDS
-
-
-def message(r, f) -> str:
-    return f"{frame_label(r)} recompiled: {subject_name(f)} flipped" + (
-        f" (compiled for {f.expected})" if f and f.expected else ""
-    )
-
-
-def fix(r, f) -> str:
-    return "compile one function per mode (train/eval), or keep the flag fixed"
+            suggester="mode_flip", claims="recompiles", priority=30,
+            message="{frame} recompiled: {subject} flipped{compiled_for}",
+            fix="compile one function per mode (train/eval), or keep the flag fixed")
+matches = guard_kinds("training", "grad_mode")
