@@ -27,11 +27,10 @@ from typing import Any
 from tdiag.analyzer.evidence import DivergenceEvidence
 from tdiag.analyzer.model import Finding, GraphKey
 from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.torch_text import hit_recompile_limit
 
 # An error: ranks that compile differently run different collectives, which stalls or hangs distributed training.
 RULE = Rule("DIV001", "rank-divergence", "error", "Ranks compiled differently: a break, recompile or graph count differs")
-
-LIMIT_MARKERS = ("recompile limit", "cache_size_limit", "recompile_limit")
 
 
 def check(ctx):
@@ -43,7 +42,7 @@ def check(ctx):
     findings = []
     findings += _per_site(a.breaks, ranks, incomplete, lambda b: (b.site.path, b.site.line, b.site.function), _break_words)
     findings += _per_site(a.recompiles, ranks, incomplete, lambda r: (r.path, r.line, r.code_name), _recompile_words)
-    limit_graphs = [g for g in a.graphs if g.fail_reason and any(m in g.fail_reason.lower() for m in LIMIT_MARKERS)]
+    limit_graphs = [g for g in a.graphs if hit_recompile_limit(g.fail_reason)]
     findings += _per_site(limit_graphs, ranks, incomplete, lambda g: (g.path, g.line, g.code_name), _limit_words)
     findings += _graph_count(a.graphs, ranks, incomplete)
     return findings

@@ -20,6 +20,7 @@ from tdiag.analyzer.evidence import RecompileLimitEvidence
 from tdiag.analyzer.model import Finding, GraphKey
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._sites import anchor
+from tdiag.analyzer.torch_text import hit_recompile_limit
 
 RULE = Rule("RCP005", "recompile-limit", "error", "Hit the recompile limit: the function now runs eagerly",
             suggester="recompile_limit")
@@ -33,7 +34,7 @@ def check(ctx):
             continue
         same_frame = (frame.rank, frame.frame_id)
         limit_graphs = [
-            g for g in a.graphs if (g.rank, g.frame_id) == same_frame and g.fail_reason and "limit" in g.fail_reason.lower()
+            g for g in a.graphs if (g.rank, g.frame_id) == same_frame and hit_recompile_limit(g.fail_reason)
         ]
         reasons = [f.text for r in a.recompiles if (r.rank, r.frame_id) == same_frame for f in r.failures[:1]]
         hits = max(1, len(limit_graphs))
