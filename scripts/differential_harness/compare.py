@@ -5,7 +5,8 @@ under TORCH_TRACE), torch builds its trace events, and where that happens inside
 lazily compiled backward, a graph break) Dynamo's frame callback is handed torch's own logging frames, which it
 skips. ``frames total/ok`` then grow by those frames and nothing else changes. A frames-only difference is explained
 when the frames Dynamo saw are the plain run's plus only frames it also saw in the plain run under TORCH_TRACE
-(``PLAIN_TRACED``): never a frame of tdiag, never one fewer than without tdiag.
+(``PLAIN_TRACED``): never a frame of tdiag, never one fewer than without tdiag. Under ``--deep`` two frames of torch's
+JSON encoding of the Inductor config are explained too (``DEEP_CONFIG_FRAMES``).
 """
 
 from __future__ import annotations
@@ -54,13 +55,18 @@ def compare(plain: Outcome, other: Outcome, traced: Outcome | None = None) -> Ve
                 needs_traced = True
                 diffs.append(text)
             else:
-                reason = _unexplained_frames(mine, theirs, traced.counters.get(role))
+                reason = _unexplained_frames(mine, theirs, traced.counters.get(role), other.mode)
                 (diffs if reason else explained).append(text + (f" ({reason})" if reason else
                                                                  " (torch's structured-trace frames, as under TORCH_TRACE)"))
     return Verdict(not diffs, diffs, explained, needs_traced)
 
 
-def _unexplained_frames(plain: dict, other: dict, traced: dict | None) -> str:
+# --deep sets Inductor's _post_fusion_custom_pass (a function); torch's own logging of the Inductor config then
+# encodes it through its JSON encoder's ``default`` hook, two more frames Dynamo is handed and skips.
+DEEP_CONFIG_FRAMES = ("/json/encoder.py:default", "/torch/_dynamo/utils.py:default")
+
+
+def _unexplained_frames(plain: dict, other: dict, traced: dict | None, mode: str = "") -> str:
     if traced is None:
         return "no TORCH_TRACE reference for this process"
     plain_codes, other_codes, traced_codes = set(plain["codes"]), set(other["codes"]), set(traced["codes"])
@@ -68,6 +74,8 @@ def _unexplained_frames(plain: dict, other: dict, traced: dict | None) -> str:
     if hidden:
         return "Dynamo saw fewer frames under tdiag: " + _short(sorted(hidden))
     extra = other_codes - plain_codes - traced_codes
+    if mode == "deep":
+        extra = {c for c in extra if not c.endswith(DEEP_CONFIG_FRAMES)}
     if extra:
         return "frames not seen even under TORCH_TRACE: " + _short(sorted(extra))
     return ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import os
@@ -32,6 +33,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--work", metavar="DIR", help="keep each run's record, counters and outcome here")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
     parser.add_argument("--json", metavar="FILE", help="also write every outcome and verdict as JSON")
+    parser.add_argument("--timeout", type=int, metavar="SECONDS", help="per run, instead of each program's own")
     parser.add_argument("--collect", action="store_true",
                         help="run nothing: build the table from the outcomes kept in --work (runs not there: 'not run')")
     args = parser.parse_args(argv)
@@ -44,6 +46,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str]) -> int:
     args = parse(argv)
     programs = corpus_mod.corpus(args.programs or None, inductor=not args.no_inductor)
+    if args.timeout:
+        programs = [dataclasses.replace(p, timeout=args.timeout) for p in programs]
     modes = [MODES[m] for m in args.modes.split(",")]
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="differential-"))
     cache = work / "inductor-cache"
