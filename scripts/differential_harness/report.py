@@ -35,7 +35,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--json", metavar="FILE", help="also write every outcome and verdict as JSON")
     parser.add_argument("--timeout", type=int, metavar="SECONDS", help="per run, instead of each program's own")
     parser.add_argument("--collect", action="store_true",
-                        help="run nothing: build the table from the outcomes kept in --work (runs not there: 'not run')")
+                        help="build the table from the outcomes kept in --work (runs not there: 'not run'); only the "
+                             "TORCH_TRACE references that the kept outcomes need are run")
     args = parser.parse_args(argv)
     unknown = [m for m in args.modes.split(",") if m not in MODES or m == "plain"]
     if unknown:
@@ -72,8 +73,12 @@ def main(argv: list[str]) -> int:
         for (program, mode, nested), outcome in pool.map(one, jobs):
             outcomes[(program.name, mode.name, nested)] = outcome
         # a frames difference: the plain run under TORCH_TRACE is the reference that may explain it (compare.py)
-        traced = sorted({(p, n) for p, m, n in jobs if m is not PLAIN and compare(
-            outcomes[(p.name, "plain", n)], outcomes[(p.name, m.name, n)]).needs_traced}, key=lambda j: (j[1], j[0].name))
+        by_name = {p.name: p for p in programs}
+        traced = sorted({(by_name[name], n) for name, m, n in outcomes if m not in (PLAIN.name, PLAIN_TRACED.name)
+                         and name in by_name and (name, PLAIN.name, n) in outcomes
+                         and (name, PLAIN_TRACED.name, n) not in outcomes
+                         and compare(outcomes[(name, PLAIN.name, n)], outcomes[(name, m, n)]).needs_traced},
+                        key=lambda j: (j[1], j[0].name))
         for (program, mode, nested), outcome in pool.map(one, [(p, PLAIN_TRACED, n) for p, n in traced]):
             outcomes[(program.name, mode.name, nested)] = outcome
     table = build_table(programs, modes, NESTED[args.nested], outcomes)
