@@ -1,0 +1,40 @@
+"""The harness's verdicts: a frames difference is explained only by frames torch also runs under TORCH_TRACE."""
+
+from __future__ import annotations
+
+from differential_testing import Outcome, compare
+
+
+def outcome(mode: str, codes: list[str], frames: int, stdout: str = "ok\n", graphs: int = 2) -> Outcome:
+    counters = {"frames": {"total": frames, "ok": frames}, "stats": {"unique_graphs": graphs, "calls_captured": 4},
+                "graph_break": {}, "recompiles": 0, "resumes": 0, "nested_graph_breaks": False, "codes": codes}
+    return Outcome("prog", mode, False, 0, stdout, {"MainProcess": counters})
+
+
+PLAIN = outcome("plain", ["prog.py:f", "torch/x.py:g"], 2)
+TRACED = outcome("plain-traced", ["prog.py:f", "torch/x.py:g", "torch/_logging/_internal.py:<lambda>"], 3)
+
+
+def test_frames_of_torch_structured_trace_are_explained():
+    tdiag = outcome("run", ["prog.py:f", "torch/x.py:g", "torch/_logging/_internal.py:<lambda>"], 3)
+    assert compare(PLAIN, tdiag).needs_traced
+    verdict = compare(PLAIN, tdiag, TRACED)
+    assert verdict.identical and len(verdict.explained) == 1
+
+
+def test_a_frame_of_tdiag_is_a_difference():
+    tdiag = outcome("run", ["prog.py:f", "torch/x.py:g", "tracer/runtime_window.py:compiled_step"], 3)
+    verdict = compare(PLAIN, tdiag, TRACED)
+    assert not verdict.identical and "compiled_step" in verdict.differences[0]
+
+
+def test_a_frame_dynamo_no_longer_sees_is_a_difference():
+    tdiag = outcome("run", ["prog.py:f", "torch/_logging/_internal.py:<lambda>"], 2)
+    tdiag.counters["MainProcess"]["frames"] = {"total": 3, "ok": 3}
+    verdict = compare(PLAIN, tdiag, TRACED)
+    assert not verdict.identical and "fewer frames" in verdict.differences[0]
+
+
+def test_graphs_and_stdout_are_never_explained():
+    tdiag = outcome("run", ["prog.py:f", "torch/x.py:g"], 2, stdout="ok\nextra\n", graphs=3)
+    assert len(compare(PLAIN, tdiag, TRACED).differences) == 2
