@@ -47,7 +47,8 @@ def build(record: Any, suggestions: bool = True) -> Analysis:
 class Builder:
     def __init__(self, log: EventLog):
         self.log = log
-        self.paths = PathMapper(log.header.get("root"), log.header.get("tool_paths"), log.header.get("cwd"))
+        self.paths = PathMapper(log.header.get("root"), log.header.get("tool_paths"), log.header.get("cwd"),
+                                labels=log.source_labels)
         self.analysis = Analysis()
 
     def build(self, suggestions: bool = True) -> Analysis:
@@ -316,7 +317,9 @@ class Builder:
         entry_index = next((i for i, f in enumerate(frames) if f[0].replace("\\", "/").endswith("_dynamo/eval_frame.py")), None)
         candidates = frames[:entry_index] if entry_index is not None else frames[:-1]
         for path, line, name in reversed(candidates):
-            if not self.paths.is_library(path) and not self.paths.is_tool(path):
+            if self.paths.is_tool(path):
+                break  # code that called into tdiag (a notebook's %%tdiag line) never entered torch.compile itself
+            if not self.paths.is_library(path):
                 return Site(self.paths.display(path), line, function=name)
         return None
 

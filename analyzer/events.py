@@ -174,6 +174,7 @@ class EventLog:
     torch: list[TorchEvent] = field(default_factory=list)
     break_sites: list[dict[str, Any]] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # absolute path -> text
+    source_labels: dict[str, str] = field(default_factory=dict)  # path of code with no file (a notebook cell) -> "In [3]"
     blobs: BlobStore = field(default_factory=BlobStore)
     notes: list[str] = field(default_factory=list)
     logs: list[dict[str, Any]] = field(default_factory=list)
@@ -279,6 +280,8 @@ def _load_file(rf: RecordFile, log: EventLog) -> None:
         elif kind == "source":
             if isinstance(ev.get("path"), str) and isinstance(ev.get("text"), str):
                 log.sources.setdefault(ev["path"], ev["text"])
+                if isinstance(ev.get("label"), str) and ev["label"]:
+                    log.source_labels.setdefault(ev["path"], ev["label"])
         elif kind == "note":
             # A note marked as a problem (damage an import found) belongs with the record's problems.
             target = log.problems if ev.get("problem") is True else log.notes

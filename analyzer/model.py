@@ -8,6 +8,7 @@ Paths are display paths: relative to the project root for user files, ``<site-pa
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
 import types
 import typing
@@ -447,6 +448,19 @@ class Analysis:
         if not isinstance(key, GraphKey):
             raise TypeError(f"Analysis.graph takes a GraphKey, not {type(key).__name__}")
         return next((g for g in self.graphs if g.compile_id == key.compile_id and g.rank == key.rank), None)
+
+    # IPython's display protocol, so `rec.analysis()` shows its findings in a notebook (and as text in a terminal).
+    def _repr_html_(self) -> str:
+        return _notebook_renderer().to_html(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(_notebook_renderer().to_text(self))
+
+
+def _notebook_renderer() -> Any:
+    """tdiag.reports.notebook, found by name when a notebook displays an Analysis: the analyzer sits below every
+    renderer and never imports one, so loading a record needs no rendering library."""
+    return importlib.import_module("tdiag.reports.notebook")
 
 
 _HINTS_CACHE: dict[type, dict[str, Any]] = {}

@@ -83,12 +83,14 @@ class TraceSession:
     """Install the capture; ``listener(CompileProgress)`` sees progress (compile start/end, break, recompile)."""
 
     def __init__(
-        self, writer: RecordWriter, root: Path, listener: Listener | None = None, deep: bool = False, profile: Any = None
+        self, writer: RecordWriter, root: Path, listener: Listener | None = None, deep: bool = False, profile: Any = None,
+        virtual_sources: Any = None,
     ):
-        """``profile``: a ``runtime_window.WindowSpec`` to measure a runtime window, or None for no measurement."""
+        """``profile``: a ``runtime_window.WindowSpec`` to measure a runtime window, or None for no measurement.
+        ``virtual_sources``: see ``sources.VirtualSources`` (notebook cells)."""
         self.writer = writer
         self.listener = listener
-        self.sources = SourceSnapshotter(writer, root)
+        self.sources = SourceSnapshotter(writer, root, virtual_sources)
         self.problems = CaptureProblems(writer.write)
         self.collector = TraceCollector(writer, self._on_torch_event, on_error=self.failed)
         self.deep = deep
