@@ -163,3 +163,47 @@ def test_records_are_on_disk_and_match_torchs_accounting(executed, workdir, orac
     proc = subprocess.run([sys.executable, "-m", "tdiag", "lint", str(found[min(found)]), "--format", "concise"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "BRK001" in proc.stdout and "In [" in proc.stdout, proc.stderr
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("sanitize", [False, True], ids=["nbconvert", "nbconvert-sanitized"])
+def test_converted_notebook_shows_findings_without_javascript(executed, workdir, browser, artifacts, sanitize):
+    """nbconvert's HTML in chromium with scripts off: the findings, sites and cell lines are on screen; the
+    sanitised export (styles and unknown tags dropped, as strict viewers do) still reads."""
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter(sanitize_html=sanitize).from_notebook_node(executed)
+    page_file = workdir / f"executed-{'sanitized' if sanitize else 'plain'}.html"
+    page_file.write_text(body, encoding="utf-8")
+    ctx = browser.new_context(java_script_enabled=False, viewport={"width": 1100, "height": 900})
+    try:
+        page = ctx.new_page()
+        page.goto(page_file.as_uri())
+        captured = cell(executed, "%%tdiag\nout = cstep(x, 1.0)").execution_count
+        view = page.locator(".tdiag-notebook").first
+        assert view.is_visible()
+        text = view.inner_text()
+        for expected in ("BRK001", "RCP001", f"In [{captured}]:3", "if y.sum() > 0:", "fix: compute both branches",
+                         "out = cstep(torch.ones(16), 1.0)"):
+            assert expected in text, expected
+        assert page.locator(".tdiag-finding").count() >= 7
+        if not sanitize:
+            # compact: the evidence waits behind <details>, the finding's own line does not
+            assert not page.get_by_text("failed guard:").first.is_visible()
+            assert page.locator(".tdiag-line").first.is_visible()
+            view.screenshot(path=str(artifacts / "notebook-cell.png"))
+            page.screenshot(path=str(artifacts / "notebook-page.png"), full_page=False)
+    finally:
+        ctx.close()
+
+
+def test_load_ext_imports_nothing_heavy(tmp_path):
+    """`%load_ext tdiag` registers the magic only: no torch, no capture, no renderer until a cell is captured."""
+    import subprocess
+
+    code = ("import sys\nfrom IPython.core.interactiveshell import InteractiveShell\n"
+            "shell = InteractiveShell.instance()\nshell.run_line_magic('load_ext', 'tdiag')\n"
+            "heavy = [m for m in ('torch', 'tdiag.api', 'tdiag.tracer', 'tdiag.analyzer', 'tdiag.reports', 'jinja2')"
+            " if m in sys.modules]\nprint('magic' if 'tdiag' in shell.magics_manager.magics['cell'] else 'none', heavy)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.stdout.strip() == "magic []", proc.stdout + proc.stderr
