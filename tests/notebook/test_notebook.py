@@ -96,7 +96,7 @@ def test_tdiag_cell_shows_break_and_recompile_with_the_cells_lines(executed):
     d, n = defs.execution_count, captured.execution_count
     assert f"tdiag</b> &middot; In [{n}]" in html or f"tdiag</b> · In [{n}]" in html
     # the break: in the cell that defined `step`, on the `if`, with that cell's line
-    assert f"<code style=\"font-family" in html and f"In [{d}]:6:8</code>" in html
+    assert "<code style=\"font-family" in html and f"In [{d}]:6:8</code>" in html
     assert "BRK001" in html and "if y.sum() &gt; 0:" in html
     # the recompile: at a line of the captured cell, with the guard that failed
     assert "RCP001" in html and f"In [{n}]:3</code>" in html
