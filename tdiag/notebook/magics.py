@@ -67,6 +67,7 @@ class TdiagMagics(Magics):
     # -- the magic -----------------------------------------------------------------------------------------------
     @line_cell_magic
     def tdiag(self, line: str, cell: str | None = None) -> Any:
+        __tracebackhide__ = True  # noqa: F841  (IPython leaves frames that set it out of a failing cell's traceback)
         if cell is not None:
             return self._capture_cell(line, cell)
         words = shlex.split(line)
@@ -104,6 +105,7 @@ class TdiagMagics(Magics):
 
     # -- %%tdiag -------------------------------------------------------------------------------------------------
     def _capture_cell(self, line: str, cell: str) -> Any:
+        __tracebackhide__ = True  # noqa: F841
         number = running_cell(self.shell)
         code, last_expression, filename = self._compile(line, cell, number)
         capture = self._start(number)

@@ -16,6 +16,7 @@ EXTRA_CELLS = [
     ("print(rec.path)  # the record of the tdiag.capture() cell", [NOT_IN_ORACLE]),
     ('%%tdiag\nout = cstep(torch.ones(2, 2, 2, 2), 1.0)  # a recompile, then an error\n'
      'raise ValueError("boom in a captured cell")', ["raises-exception"]),
+    ("%tdiag report", []),
     ("out = cstep(torch.ones(2, 2, 2, 2, 2), 1.0)  # not captured", [NOT_IN_ORACLE]),
     ("import os\nprint(sorted(os.listdir('tdiag-runs')))", []),
 ]

@@ -49,6 +49,10 @@ def cell(nb, start: str):
     return next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith(start))
 
 
+def exact(nb, source: str):
+    return next(c for c in nb.cells if c.cell_type == "code" and c.source == source)
+
+
 def outputs(c, kind: str) -> list[str]:
     """The cell's text of one kind: "html", "plain" (display data), "stream", "error"."""
     out = []
@@ -69,9 +73,9 @@ def tdiag_html(c) -> str:
 
 
 def records(nb, workdir: Path) -> dict[int, Path]:
-    """execution count -> the record its tdiag output names."""
+    """execution count of a captured cell -> the record its tdiag output names (`%tdiag report` repeats one)."""
     found = {}
-    for c in (c for c in nb.cells if c.cell_type == "code"):
+    for c in (c for c in nb.cells if c.cell_type == "code" and not c.source.startswith("%tdiag report")):
         for text in outputs(c, "plain"):
             for match in RECORD.finditer(text):
                 found[c.execution_count] = workdir / match.group(1)
@@ -126,6 +130,14 @@ def test_report_writes_the_single_file_html(executed, workdir):
     assert page.startswith("<!DOCTYPE html>") and "RCP001" in page
 
 
+def test_report_inline_is_the_last_capture_expanded(executed):
+    report = exact(executed, "%tdiag report")
+    failing = cell(executed, "%%tdiag\nout = cstep(torch.ones(2, 2, 2, 2)")
+    html = tdiag_html(report)
+    assert f"In [{failing.execution_count}]" in html and "<details open>" in html and "<details>" not in html
+    assert "failed guard:" in html and "tensor &#39;x&#39; rank mismatch. expected 3, actual 4" in html
+
+
 def test_analysis_repr_in_the_notebook(executed):
     api = cell(executed, "import tdiag")
     html = tdiag_html(api)
@@ -139,6 +151,8 @@ def test_error_in_a_captured_cell_shows_findings_then_raises(executed):
     kinds = [o.output_type for o in failing.outputs]
     assert kinds.index("display_data") < kinds.index("error"), kinds
     assert outputs(failing, "error") == ["ValueError: boom in a captured cell"]
+    traceback = "\n".join(next(o for o in failing.outputs if o.output_type == "error").traceback)
+    assert "magics.py" not in traceback and 'raise ValueError("boom in a captured cell")' in traceback
     html = tdiag_html(failing)
     assert "RCP001" in html and f"In [{failing.execution_count}]:2</code>" in html
 
@@ -149,8 +163,8 @@ def test_records_are_on_disk_and_match_torchs_accounting(executed, workdir, orac
     found = records(executed, workdir)
     captured = [c.execution_count for c in executed.cells if c.cell_type == "code" and "tdiag-notebook" in
                 "".join(outputs(c, "html")) and NOT_IN_ORACLE not in c.metadata.get("tags", [])]
-    api = cell(executed, "import tdiag").execution_count
-    assert sorted(found) == sorted(set(captured) - {api}) and len(found) == 3  # %%tdiag, %tdiag on, the failing cell
+    api, report = cell(executed, "import tdiag").execution_count, exact(executed, "%tdiag report").execution_count
+    assert sorted(found) == sorted(set(captured) - {api, report}) and len(found) == 3  # %%tdiag, %tdiag on, the failing cell
     found[api] = Path(outputs(cell(executed, "print(rec.path)"), "stream")[0].strip())
     analyses = [build(found[n]) for n in sorted(found)]
     guards = [f.text for a in analyses for r in a.recompiles for f in r.failures[:1]]
@@ -192,6 +206,7 @@ def test_converted_notebook_shows_findings_without_javascript(executed, workdir,
             assert not page.get_by_text("failed guard:").first.is_visible()
             assert page.locator(".tdiag-line").first.is_visible()
             view.screenshot(path=str(artifacts / "notebook-cell.png"))
+            page.locator(".tdiag-notebook").last.screenshot(path=str(artifacts / "notebook-report.png"))
             page.screenshot(path=str(artifacts / "notebook-page.png"), full_page=False)
     finally:
         ctx.close()
