@@ -222,3 +222,25 @@ def test_load_ext_imports_nothing_heavy(tmp_path):
             " if m in sys.modules]\nprint('magic' if 'tdiag' in shell.magics_manager.magics['cell'] else 'none', heavy)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.stdout.strip() == "magic []", proc.stdout + proc.stderr
+
+
+def test_terminal_ipython_names_its_cells_too(tmp_path, session_env):
+    """The IPython terminal compiles cells as <ipython-input-N-hash> (no ipykernel file names): same labels."""
+    import subprocess
+
+    code = '''from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+shell.run_cell("%load_ext tdiag", store_history=True)
+shell.run_cell("""import torch
+def f(x):
+    if x.sum() > 0:
+        return x + 1
+    return x - 1
+cf = torch.compile(f, backend="eager")""", store_history=True)
+shell.run_cell("%%tdiag\\ncf(torch.ones(3))", store_history=True)
+'''
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env=session_env)
+    assert proc.returncode == 0, proc.stderr
+    assert "tdiag: In [3]" in proc.stdout and re.search(r"^In \[2\]:3:8 +BRK001 ", proc.stdout, re.M), proc.stdout
+    assert "Out[3]: tensor([2., 2., 2.])" in proc.stdout
