@@ -63,6 +63,7 @@ class TdiagMagics(Magics):
         self.every_cell = False
         self.last: CellCapture | None = None
         self._running: Any = None  # the capture of the cell now running under `%tdiag on`
+        self._next_count: int | None = None
 
     # -- the magic -----------------------------------------------------------------------------------------------
     @line_cell_magic
@@ -137,20 +138,25 @@ class TdiagMagics(Magics):
     def pre_run_cell(self, info: Any) -> None:
         if not self.every_cell or self._running is not None or _is_tdiag_cell(getattr(info, "raw_cell", "")):
             return
-        self._running = self._start(None)
+        self._running = self._start(self._next_count)
 
     def post_run_cell(self, result: Any) -> None:
+        count = getattr(result, "execution_count", None)
+        if isinstance(count, int):
+            # the next cell's number: IPython 9 counts a cell before pre_run_cell, IPython 8 after, so the
+            # running count cannot say it; the last cell's result can (`%tdiag on` is always such a cell)
+            self._next_count = count + 1
         capture, self._running = self._running, None
         if capture is None:
             return
-        if isinstance(getattr(result, "execution_count", None), int):
-            capture.label = capture.capture.label = cell_label(result.execution_count)
+        if isinstance(count, int):
+            capture.label = capture.capture.label = cell_label(count)  # what the cell turned out to be
         error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
         self._finish(capture, (type(error), error, error.__traceback__) if error is not None else (None, None, None))
 
     # -- one capture -------------------------------------------------------------------------------------------
     def _start(self, number: int | None) -> CellCapture:
-        """``number``: the cell's execution count, None when IPython has not said it yet (``%tdiag on``)."""
+        """``number``: the cell's execution count, None when not known yet."""
         from tdiag.api import Capture
         from tdiag.rundir import choose_run_dir
 

@@ -165,6 +165,7 @@ def test_records_are_on_disk_and_match_torchs_accounting(executed, workdir, orac
                 "".join(outputs(c, "html")) and NOT_IN_ORACLE not in c.metadata.get("tags", [])]
     api, report = cell(executed, "import tdiag").execution_count, exact(executed, "%tdiag report").execution_count
     assert sorted(found) == sorted(set(captured) - {api, report}) and len(found) == 3  # %%tdiag, %tdiag on, the failing cell
+    assert all(path.name.startswith(f"notebook-in{n}-") for n, path in found.items())
     found[api] = Path(outputs(cell(executed, "print(rec.path)"), "stream")[0].strip())
     analyses = [build(found[n]) for n in sorted(found)]
     guards = [f.text for a in analyses for r in a.recompiles for f in r.failures[:1]]
