@@ -20,7 +20,7 @@ from tdiag.analyzer.model import (
     Site,
     Summary,
 )
-from tdiag.analyzer.paths import PathMapper, user_function_name
+from tdiag.analyzer.paths import RESUME_NAME, PathMapper, user_function_name
 from tdiag.analyzer.torch_text import parse_graph_break, parse_guard_failure, parse_guard_tree, split_recompile_payload
 
 RECOMPILE_LIMIT_MARKERS = ("recompile limit", "cache_size_limit", "recompile_limit")
@@ -299,13 +299,24 @@ class Builder:
         """The user line that entered torch.compile for this frame: where mark_dynamic & co. belong.
 
         Frames resumed after a graph break sit below their parent's compiled code on the stack, so the entry is the
-        last user frame before the first torch.compile wrapper frame, not simply the caller.
+        last user frame before the first torch.compile wrapper frame, not simply the caller. For a function's own
+        frame, the direct caller in the stack the capture took when the compile started (the interpreter's) comes
+        first: torch's own drops it (tracer/progress.py ``caller_stack``).
         """
         if start is None:
             return None
+        stack = start.data.get("stack")
+        compiled = stack[-1].get("name") if isinstance(stack, list) and stack and isinstance(stack[-1], dict) else None
+        caller = self._bracket_stacks().get((start.rank, start.compile_id))
+        # A function's own frame only: a resumed frame is entered from its parent's compiled code (the line that
+        # called the parent is its entry, below), and a caller inside a library (a module's __call__, an
+        # optimizer's wrapper) is no user line: torch's stack says more there.
+        if caller and isinstance(compiled, str) and not RESUME_NAME.match(compiled):
+            path, line, name = caller[-1]
+            if not self.paths.is_library(path) and not self.paths.is_tool(path):
+                return Site(self.paths.display(path), line, function=name)
         names = self._interned_names()
         frames = []
-        stack = start.data.get("stack")
         for entry in stack if isinstance(stack, list) else []:
             if not isinstance(entry, dict):
                 continue
@@ -314,6 +325,10 @@ class Builder:
             if not isinstance(path, str):
                 continue  # an interned name the record never saw: no location rather than a wrong one
             frames.append((path, _int(entry.get("line")), _str(entry.get("name"))))
+        return self._entry_site(frames)
+
+    def _entry_site(self, frames: list[tuple[str, int, str | None]]) -> Site | None:
+        """``frames``: torch's stack for a compile, outermost first, the compiled function last."""
         entry_index = next((i for i, f in enumerate(frames) if f[0].replace("\\", "/").endswith("_dynamo/eval_frame.py")), None)
         candidates = frames[:entry_index] if entry_index is not None else frames[:-1]
         for path, line, name in reversed(candidates):
@@ -322,6 +337,19 @@ class Builder:
             if not self.paths.is_library(path):
                 return Site(self.paths.display(path), line, function=name)
         return None
+
+    def _bracket_stacks(self) -> dict[tuple[Any, str], list[tuple[str, int, str | None]]]:
+        """(rank, compile id) -> the caller stack tdiag's compile-start callback took, outermost first."""
+        if not hasattr(self, "_brackets"):
+            self._brackets = {}
+            for b in self.log.compile_brackets:
+                stack = b.get("stack")
+                if b.get("type") != "compile_start" or not isinstance(stack, list) or not isinstance(b.get("compile_id"), str):
+                    continue
+                frames = [(e["filename"], _int(e.get("line")), _str(e.get("name"))) for e in stack
+                          if isinstance(e, dict) and isinstance(e.get("filename"), str)]
+                self._brackets.setdefault((b.get("rank"), b["compile_id"]), frames)
+        return self._brackets
 
     def _interned_names(self) -> dict[tuple[Any, int], str]:
         """(rank, index) -> file name: each process interns its own file names."""

@@ -225,7 +225,7 @@ EVENT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
         "traced_offset": (int,), "user_firstlineno": (int,),
     },
     "exit": {"code": (int,), "reason": (str,), "duration_s": _NUMBER, "device": (str,)},
-    "compile_start": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
+    "compile_start": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,), "stack": (list,)},
     "compile_end": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
     "note": {"text": (str,)},
 }

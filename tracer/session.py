@@ -199,6 +199,8 @@ class TraceSession:
 
     def _on_compile_event(self, event: dict[str, Any]) -> None:
         self.writer.write(event)
+        if event.get("stack"):
+            self.sources.offer([frame["filename"] for frame in event["stack"]])
         if self.window is not None:
             self.window.on_compile(event)
         if self.listener is not None:
