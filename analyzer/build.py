@@ -312,9 +312,12 @@ class Builder:
         # called the parent is its entry, below), and a caller inside a library (a module's __call__, an
         # optimizer's wrapper) is no user line: torch's stack says more there.
         if caller and isinstance(compiled, str) and not RESUME_NAME.match(compiled):
-            path, line, name = caller[-1]
-            if not self.paths.is_library(path) and not self.paths.is_tool(path):
-                return Site(self.paths.display(path), line, function=name)
+            for path, line, name in reversed(caller):
+                if self.paths.is_tool(path):
+                    continue  # tdiag's own wrapper around compiled calls (the runtime window)
+                if not self.paths.is_library(path):
+                    return Site(self.paths.display(path), line, function=name)
+                break
         names = self._interned_names()
         frames = []
         for entry in stack if isinstance(stack, list) else []:
@@ -332,9 +335,7 @@ class Builder:
         entry_index = next((i for i, f in enumerate(frames) if f[0].replace("\\", "/").endswith("_dynamo/eval_frame.py")), None)
         candidates = frames[:entry_index] if entry_index is not None else frames[:-1]
         for path, line, name in reversed(candidates):
-            if self.paths.is_tool(path):
-                break  # code that called into tdiag (a notebook's %%tdiag line) never entered torch.compile itself
-            if not self.paths.is_library(path):
+            if not self.paths.is_library(path) and not self.paths.is_tool(path):
                 return Site(self.paths.display(path), line, function=name)
         return None
 

@@ -104,6 +104,7 @@ def test_tdiag_cell_shows_break_and_recompile_with_the_cells_lines(executed):
     assert "BRK001" in html and "if y.sum() &gt; 0:" in html
     # the recompile: at a line of the captured cell, with the guard that failed
     assert "RCP001" in html and f"In [{n}]:3</code>" in html
+    assert f"In [{n}]:2</code>" not in html  # both recompiles came from line 3's call, none from line 2's
     assert "out = cstep(torch.ones(16), 1.0)" in html
     assert "tensor &#39;x&#39; size mismatch at index 0. expected 8, actual 16" in html
     # the cell's value is still its result
