@@ -69,6 +69,8 @@ class KernelTableBuilder:
         self.fusion = _fusion_groups(log)
         self.spans = compile_spans.spans_by_graph(log)
         self.modules = kernel_modules.by_compile_id(log.other)
+        self.aot_stacks = kernel_modules.aot_by_graph(log.other)
+        self.roots: dict[GraphKey, str | None] = {}
         self.events: dict[tuple[Any, str], GraphEvents] = defaultdict(GraphEvents)
         for ev in log.torch:
             if ev.name in GRAPH_EVENTS and ev.compile_id is not None:
@@ -80,6 +82,8 @@ class KernelTableBuilder:
             if events is None:
                 continue
             self._graph(graph, events)
+        if self.roots:
+            kernel_modules.resolve_lines(self.analysis.graphs, self.analysis.sources, self.roots)
 
     # -- one graph -------------------------------------------------------------------------------------------------
     def _graph(self, graph: CompiledGraph, events: GraphEvents) -> None:
@@ -97,6 +101,9 @@ class KernelTableBuilder:
             handles = {c.handle for c in parsed.calls if c.handle}
             artifact = _best_match(mappings, handles, _code_to_post)
             mapping = _code_to_post(artifact)
+            aot = self.aot_stacks.get((graph.rank, graph.compile_id, role))
+            if not mapping and aot is not None and aot.kernels:  # a lazily compiled backward: the capture's own map
+                mapping = aot.kernels
             post_to_pre = artifact.get("postToPre") if isinstance(artifact.get("postToPre"), dict) else {}
             trace = _best_match(traces, handles, lambda d: d)
             module = (ev.data or {}).get("filename") or (ev.data or {}).get("file_path")
@@ -105,7 +112,9 @@ class KernelTableBuilder:
                        for call in parsed.calls]
             modules = self.modules.get((graph.rank, graph.compile_id))
             for kernel in kernels:
-                kernel_modules.attribute(kernel, modules, post_to_pre, self.paths)
+                kernel_modules.attribute(kernel, modules, post_to_pre, self.paths, aot)
+            self.roots[graph.key] = self.roots.get(graph.key) or kernel_modules.root_class(
+                modules, [aot] if aot is not None else [])
             if span is not None:
                 _attach_autotune(kernels, span.autotune)
             self._refine_from_fusion_groups(graph, role, kernels)

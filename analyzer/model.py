@@ -158,6 +158,19 @@ class Kernel:
     module_class: str | None = None
     frame: SourceRef | None = None  # innermost frame (may be a library file, e.g. Linear.forward); source_lines: user's
     out_shape: list[int] | None = None  # an extern call's output sizes, when static (e.g. a GEMM's [M, N])
+    # every module whose nodes the kernel computes, in node order (a fused kernel names each layer it fused); a backward
+    # kernel names the forward modules it differentiates
+    modules: list[KernelModule] = field(default_factory=list)
+
+
+@dataclass
+class KernelModule:
+    """One module a kernel computes: its path under the compiled module, class, and the user's line that built it."""
+
+    path: str  # "" = the compiled module itself
+    cls: str
+    built_at: SourceRef | None = None  # the user's line: `self.fc1 = nn.Linear(...)`, or the argument of nn.Sequential(...)
+    built_by: str | None = None  # how it was resolved: "attribute", "argument", "root" (the library model's own line)
 
 
 @dataclass
