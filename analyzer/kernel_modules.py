@@ -44,6 +44,7 @@ class AotStacks:
 
     nodes: dict[str, tuple[list[list[str]], int | None]]
     kernels: dict[str, list[str]]
+    fx_key: str | None = None
 
 
 def aot_by_graph(other_events: list[dict[str, Any]]) -> dict[tuple[Any, str, str], AotStacks]:
@@ -60,7 +61,8 @@ def aot_by_graph(other_events: list[dict[str, Any]]) -> dict[tuple[Any, str, str
         kernels = {k: [n for n in v if isinstance(n, str)] for k, v in (ev.get("kernels") or {}).items()
                    if isinstance(v, list)}
         rank = ev.get("rank") if isinstance(ev.get("rank"), int) else None
-        out[(rank, ev["compile_id"], str(ev.get("graph") or "forward"))] = AotStacks(nodes, kernels)
+        fx_key = ev.get("fx_key") if isinstance(ev.get("fx_key"), str) else None
+        out[(rank, ev["compile_id"], str(ev.get("graph") or "forward"))] = AotStacks(nodes, kernels, fx_key)
     return out
 
 
@@ -98,6 +100,9 @@ def attribute(kernel: Kernel, modules: GraphModules | None, post_to_pre: dict[st
                 order.append(None)
                 forward_of.append(info.get("forward"))
     if not stacks:
+        if root_class and aot is not None:  # only graph inputs (a copy or layout kernel): the compiled module's own
+            kernel.modules = [KernelModule("", root_class)]
+            kernel.module, kernel.module_class = "", root_class
         return
     kernel.modules = _in_forward_order(stacks, order)
     common = _common_prefix(stacks)
@@ -186,6 +191,10 @@ def root_class(modules: GraphModules | None, aots: list[AotStacks]) -> str | Non
 
 def module_label(kernel: Kernel) -> str | None:
     """``encoder.layers.3.mlp (MLP)``; the compiled module itself shows as its class alone."""
+    if len(kernel.modules) > 1 or (kernel.modules and kernel.modules[0].built_at is not None):
+        # every module the kernel computes, each with the user's line that built it (beside the library frame)
+        return ", ".join(f"{m.path} ({m.cls})" + (f" @ {m.built_at.path}:{m.built_at.line}" if m.built_at else "")
+                         if m.path else m.cls for m in kernel.modules)
     if kernel.module_class is None:
         return None
     return f"{kernel.module} ({kernel.module_class})" if kernel.module else kernel.module_class

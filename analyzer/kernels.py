@@ -93,6 +93,7 @@ class KernelTableBuilder:
         traces = [_json(e.payload) for e in events.all("artifact:inductor_provenance_tracking_kernel_stack_traces")]
         spans = {s.role: s for s in self.spans.get(graph.key, [])}
         kernel_info = _triton_kernel_info(events.all("artifact:triton_kernel_info"))
+        cache_keys = _fx_keys(events.all(*CACHE_EVENTS))
         for role, ev, parsed in codes:
             ref = ev.payload_ref or payload_hash(ev.payload or "")
             if ref not in self.analysis.code:
@@ -102,6 +103,11 @@ class KernelTableBuilder:
             artifact = _best_match(mappings, handles, _code_to_post)
             mapping = _code_to_post(artifact)
             aot = self.aot_stacks.get((graph.rank, graph.compile_id, role))
+            if aot is not None and aot.fx_key:
+                graph.fx_keys[role] = aot.fx_key
+            elif role in cache_keys:  # an AOTAutograd cache hit skips Inductor's compile: the FX graph key still names it
+                graph.fx_keys[role] = cache_keys[role]
+                aot = aot or self._aot_by_fx_key().get(cache_keys[role])
             if not mapping and aot is not None and aot.kernels:  # a lazily compiled backward: the capture's own map
                 mapping = aot.kernels
             post_to_pre = artifact.get("postToPre") if isinstance(artifact.get("postToPre"), dict) else {}
@@ -125,6 +131,10 @@ class KernelTableBuilder:
         forward, backward = events.last_payload("aot_forward_graph"), events.last_payload("aot_backward_graph")
         if forward or backward:
             graph.aot = aot_info(forward, backward, events.last_payload("aot_joint_graph"))
+
+    def _aot_by_fx_key(self) -> dict[str, kernel_modules.AotStacks]:
+        """The same FX graph compiled once and reused (a recompile that hit the caches) shares its node stacks."""
+        return {aot.fx_key: aot for aot in self.aot_stacks.values() if aot.fx_key}
 
     def _kernel(self, call, parsed, role, mapping, trace, nodes, module, kernel_info, code_event) -> Kernel:
         from tdiag.analyzer import kernel_kinds, post_grad
@@ -283,6 +293,20 @@ def _post_grad_graphs(events: list[TorchEvent]) -> dict[str, list[post_grad.Post
         if ev.payload:
             role = "backward" if post_grad.is_backward(ev.payload) else "forward"
             out[role] = post_grad.parse(ev.payload)
+    if "forward" in out:
+        out.setdefault("inference", out["forward"])
+    return out
+
+
+def _fx_keys(events: list[TorchEvent]) -> dict[str, str]:
+    """Role -> FX graph cache key from ``fx_graph_cache_{hit,miss}`` artifacts (a backward's graph takes tangents)."""
+    out: dict[str, str] = {}
+    for ev in events:
+        data = _json(ev.payload)
+        key = data.get("key")
+        if isinstance(key, str):
+            role = "backward" if "tangents_" in json.dumps(data.get("components") or "") else "forward"
+            out.setdefault(role, key)
     if "forward" in out:
         out.setdefault("inference", out["forward"])
     return out

@@ -250,6 +250,7 @@ class CompiledGraph:
     start_time: float | None = None
     graph_code_ref: str | None = None  # Dynamo's FX graph (readable), hash into Analysis.code
     output_code_refs: dict[str, str] = field(default_factory=dict)  # forward/backward/inference -> hash
+    fx_keys: dict[str, str] = field(default_factory=dict)  # role -> Inductor's FX graph key (names its calls in a profile)
     kernels: list[Kernel] = field(default_factory=list)
     kernel_notes: list[str] = field(default_factory=list)  # e.g. "cache hit: kernel table recovered from output code"
     aot: AotInfo | None = None
@@ -330,6 +331,10 @@ class GraphRuntime:
     calls: int = 0
     host_s: float = 0.0  # host time in the graph's own call (nested frames' regions excluded)
     device_s: float | None = None  # CUDA: kernel time it launched; CPU: time its ops ran; None: not measured
+    # CUDA: device time of the kernels launched inside each Inductor call of the graph, per role (forward, backward),
+    # joined per launch (analyzer/kernel_time.py); the part no call site of the kernel table claimed
+    kernel_device_s: dict[str, float] = field(default_factory=dict)
+    unattributed_device_s: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

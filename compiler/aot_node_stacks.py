@@ -33,7 +33,11 @@ def install(session: Any):
         first = _handle_counter()
         result = original(gm, *args, **kwargs)
         try:
-            session.write(_event(gm, bool(kwargs.get("is_backward")), bool(kwargs.get("is_inference")), first))
+            event = _event(gm, bool(kwargs.get("is_backward")), bool(kwargs.get("is_inference")), first)
+            # the key Inductor names each call of this graph with in a profile (## Call CompiledFxGraph KEY ##)
+            key = getattr(result, "_fx_graph_cache_key", None)
+            event["fx_key"] = key if isinstance(key, str) else None
+            session.write(event)
         except Exception as exc:  # diagnostics must never break the compile they watch
             session.note(f"AOT node stacks not recorded: {type(exc).__name__}: {exc}")
         return result

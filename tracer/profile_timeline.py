@@ -68,6 +68,7 @@ def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple
         "guard_calls": len(lookups),
         "compiles": [[cid, int(round((e - s) * 1e6))] for cid, s, e in compiles if e > t0_wall and s < t1_wall],
         "kernels": {name: [calls, ns // 1000] for name, (calls, ns) in sorted(kernels.items())},
+        "graph_calls": graph_call_kernels(cpu, device),
         # kernel time whose launching op was not found (it counts in no graph): a check on the link above
         "unlinked_device_us": (sum(ns for _, ns in kernels.values()) - sum(ns for _, ns in launched)) // 1000,
         "truncated": truncated,
@@ -96,6 +97,42 @@ def device_kernels(cpu: list[Any], device: list[Any]) -> tuple[dict[str, list[in
             launched.append((host, e.duration_ns()))
     launched.sort()
     return kernels, launched
+
+
+# -- per graph call (issue 23, kernel attribution): kept apart from the region sweep above -------------------------
+def graph_call_kernels(cpu: list[Any], device: list[Any]) -> dict[str, dict[str, list[int]]]:
+    """Device time of the kernels each compiled graph launched, per Inductor graph (its FX graph cache key, from the
+    ``## Call CompiledFxGraph KEY ##`` marker around every call, forward and backward, on any thread), by launcher:
+    the launching aten op for a library kernel (``aten::mm``: the cuBLAS GEMM of an extern ``mm`` call), else the
+    kernel's own name (Triton). {key: {launcher: [launches, device us]}}."""
+    import bisect
+
+    markers: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    for e in cpu:
+        if e.name().startswith(GRAPH_CALL):
+            markers[e.start_thread_id()].append((*_span(e), e.name()[len(GRAPH_CALL):].strip(" #")))
+    for spans in markers.values():
+        spans.sort()
+    starts = {tid: [s[0] for s in spans] for tid, spans in markers.items()}
+    ops = {e.correlation_id(): e for e in cpu if e.linked_correlation_id() == 0}
+    out: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for e in device:
+        if e.duration_ns() <= 0 or e.name().startswith(("Memcpy", "Memset")) or e.is_user_annotation():
+            continue
+        op = ops.get(e.linked_correlation_id())
+        if op is None or op.start_thread_id() not in markers:
+            continue
+        spans, at = markers[op.start_thread_id()], op.start_ns()
+        i = bisect.bisect_right(starts[op.start_thread_id()], at) - 1
+        while i >= 0 and spans[i][1] < at:  # nested markers are rare; walk back to the one that contains the launch
+            i -= 1
+        if i < 0:
+            continue
+        launcher = op.name() if op.name().startswith("aten::") else e.name()
+        entry = out[spans[i][2]][launcher]
+        entry[0] += 1
+        entry[1] += e.duration_ns()
+    return {key: {name: [n, ns // 1000] for name, (n, ns) in sorted(v.items())} for key, v in out.items()}
 
 
 def _span(e: Any) -> tuple[int, int]:
