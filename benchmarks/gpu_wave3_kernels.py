@@ -24,7 +24,7 @@ from transformers import GPT2Config, GPT2LMHeadModel
 
 DEVICE = "{device}"
 torch.manual_seed(0)
-config = GPT2Config(n_layer=2, n_head=4, n_embd=128, vocab_size=1000, n_positions=128)
+config = GPT2Config(n_layer=2, n_head=4, n_embd=128, vocab_size=1000, n_positions=128, bos_token_id=0, eos_token_id=0)
 model = GPT2LMHeadModel(config).to(DEVICE)
 compiled = torch.compile(model)
 opt = torch.optim.AdamW(model.parameters(), lr=1e-4)

@@ -1,20 +1,14 @@
+"""Session fixtures: one real Inductor run per program (tens of seconds each on a small CPU), shared by the module."""
+
 from __future__ import annotations
 
+import copy
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def tdiag_run(program: Path, out: Path, env: dict[str, str]) -> Path:
-    cmd = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "--no-profile", "-o", str(out), str(program)]
-    proc = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return out
+from kernels_testing import MIXER, MLP, VIT, analysis_of
+from tdiag.analyzer import kernel_time
+from tdiag.analyzer.model import GraphRuntime, RuntimeSummary
 
 
 @pytest.fixture(scope="session")
@@ -22,3 +16,51 @@ def kernels_env(tmp_path_factory) -> dict[str, str]:
     env = dict(os.environ)
     env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("inductor-cache"))
     return env
+
+
+# One real Inductor run per program for the whole session (Inductor on CPU costs tens of seconds each).
+@pytest.fixture(scope="session")
+def mlp(kernels_env, tmp_path_factory):
+    return analysis_of(MLP, tmp_path_factory, kernels_env)
+
+
+@pytest.fixture(scope="session")
+def vit(kernels_env, tmp_path_factory):
+    return analysis_of(VIT, tmp_path_factory, kernels_env)
+
+
+@pytest.fixture(scope="session")
+def mixer(kernels_env, tmp_path_factory):
+    return analysis_of(MIXER, tmp_path_factory, kernels_env)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Real headless chromium, as tests/html drives it (module scope: see tests/html/conftest.py)."""
+    import shutil
+    from pathlib import Path
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    chromium = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
+    if not chromium:
+        pytest.skip("chromium is not installed")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def timed(mlp):
+    """The MLP's kernel table with device time per launch written by hand: the backward GEMMs of the last Linear
+    dominate, so it leads the table."""
+    analysis = copy.deepcopy(mlp)
+    (g,) = analysis.graphs
+    g.runtime = GraphRuntime(calls=20, host_s=0.004, device_s=0.004)
+    analysis.summary.runtime = RuntimeSummary(status="measured", steps=20, device="cuda", window_s=0.010,
+                                              compiled_s=0.006, basis="measured")
+    kernel_time.attach(analysis, {
+        g.fx_keys["forward"]: {"aten::addmm": [40, 800], next(k.name for k in g.kernels if "gelu" in k.name): [20, 400]},
+        g.fx_keys["backward"]: {"aten::mm": [60, 6000], "cpp_fused_sum_1": [20, 100]},
+    }, None)
+    return analysis

@@ -7,38 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import REPO, tdiag_run
+from kernels_testing import MIXER, MLP, VIT, line_of
 
 pytestmark = pytest.mark.inductor
-
-MLP = Path(__file__).parent / "programs" / "mlp_train.py"
-VIT = REPO / "tests" / "corpus" / "programs" / "hf_vit_train_inductor.py"
-MIXER = REPO / "tests" / "corpus" / "programs" / "custom_op_mlp_inductor.py"
-
-
-def line_of(program: Path, marker: str) -> int:
-    return next(i for i, text in enumerate(program.read_text().splitlines(), 1) if marker in text)
-
-
-def analysis_of(program: Path, tmp_path_factory, env):
-    from tdiag.analyzer import build
-
-    return build(tdiag_run(program, tmp_path_factory.mktemp(program.stem) / "run", env))
-
-
-@pytest.fixture(scope="module")
-def mlp(kernels_env, tmp_path_factory):
-    return analysis_of(MLP, tmp_path_factory, kernels_env)
-
-
-@pytest.fixture(scope="module")
-def vit(kernels_env, tmp_path_factory):
-    return analysis_of(VIT, tmp_path_factory, kernels_env)
-
-
-@pytest.fixture(scope="module")
-def mixer(kernels_env, tmp_path_factory):
-    return analysis_of(MIXER, tmp_path_factory, kernels_env)
 
 
 def kernels(analysis, role=None):
