@@ -86,8 +86,9 @@ def attribute(kernel: Kernel, modules: GraphModules | None, post_to_pre: dict[st
     forward_of: list[list[Any] | None] = []
     for name in dict.fromkeys(kernel.fused_nodes):
         found = aot.nodes.get(name) if aot is not None else None
-        if found is not None and found[0]:
-            stacks.append(_rooted(found[0], root_class))
+        stack = _rooted(found[0], root_class) if found is not None else []
+        if stack:
+            stacks.append(stack)
             order.append(found[1])
             forward_of.append(None)
             continue
@@ -95,8 +96,9 @@ def attribute(kernel: Kernel, modules: GraphModules | None, post_to_pre: dict[st
             continue
         for pre in post_to_pre.get(name, [name]):  # unmapped: the name may already be pre-grad
             info = modules.nodes.get(pre)
-            if info and info.get("stack"):
-                stacks.append(_rooted(info["stack"], root_class))
+            stack = _rooted(info.get("stack") or [], root_class) if info is not None else []
+            if stack:  # a node of the compiled module's own code: the root
+                stacks.append(stack)
                 order.append(None)
                 forward_of.append(info.get("forward"))
     if not stacks:
