@@ -101,19 +101,26 @@ def device_kernels(cpu: list[Any], device: list[Any]) -> tuple[dict[str, list[in
 
 # -- per graph call (issue 23, kernel attribution): kept apart from the region sweep above -------------------------
 def graph_call_kernels(cpu: list[Any], device: list[Any]) -> dict[str, dict[str, list[int]]]:
-    """Device time of the kernels each compiled graph launched, per Inductor graph (its FX graph cache key, from the
+    """Device time of the kernels each compiled graph launched, per Inductor graph (its FX graph key, from the
     ``## Call CompiledFxGraph KEY ##`` marker around every call, forward and backward, on any thread), by launcher:
-    the launching aten op for a library kernel (``aten::mm``: the cuBLAS GEMM of an extern ``mm`` call), else the
-    kernel's own name (Triton). {key: {launcher: [launches, device us]}}."""
+    the outermost aten op the launch happened in (the graph's call of ``aten::mm`` for an extern ``mm``'s cuBLAS
+    GEMM, ``aten::_scaled_dot_product_flash_attention`` for a fallback whose kernels an inner op launched), else the
+    kernel's own name (Triton, launched from the graph's code). {key: {launcher: [launches, device us]}}."""
     import bisect
 
     markers: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    aten: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
     for e in cpu:
-        if e.name().startswith(GRAPH_CALL):
-            markers[e.start_thread_id()].append((*_span(e), e.name()[len(GRAPH_CALL):].strip(" #")))
+        name = e.name()
+        if name.startswith(GRAPH_CALL):
+            markers[e.start_thread_id()].append((*_span(e), name[len(GRAPH_CALL):].strip(" #")))
+        elif name.startswith("aten::"):
+            aten[e.start_thread_id()].append((*_span(e), name))
+    if not markers:
+        return {}
+    outer = {tid: _outermost(aten.get(tid, [])) for tid in markers}
     for spans in markers.values():
         spans.sort()
-    starts = {tid: [s[0] for s in spans] for tid, spans in markers.items()}
     ops = {e.correlation_id(): e for e in cpu if e.linked_correlation_id() == 0}
     out: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for e in device:
@@ -122,17 +129,31 @@ def graph_call_kernels(cpu: list[Any], device: list[Any]) -> dict[str, dict[str,
         op = ops.get(e.linked_correlation_id())
         if op is None or op.start_thread_id() not in markers:
             continue
-        spans, at = markers[op.start_thread_id()], op.start_ns()
-        i = bisect.bisect_right(starts[op.start_thread_id()], at) - 1
-        while i >= 0 and spans[i][1] < at:  # nested markers are rare; walk back to the one that contains the launch
-            i -= 1
-        if i < 0:
+        tid, at = op.start_thread_id(), op.start_ns()
+        marker = _containing(markers[tid], at, bisect)
+        if marker is None:
             continue
-        launcher = op.name() if op.name().startswith("aten::") else e.name()
-        entry = out[spans[i][2]][launcher]
+        top = _containing(outer[tid], at, bisect)
+        launcher = top[2] if top is not None and top[0] >= marker[0] else e.name()
+        entry = out[marker[2]][launcher]
         entry[0] += 1
         entry[1] += e.duration_ns()
     return {key: {name: [n, ns // 1000] for name, (n, ns) in sorted(v.items())} for key, v in out.items()}
+
+
+def _outermost(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The spans not nested in an earlier one, sorted (non-overlapping)."""
+    out: list[tuple[int, int, str]] = []
+    for span in sorted(spans):
+        if not out or span[0] >= out[-1][1]:
+            out.append(span)
+    return out
+
+
+def _containing(spans: list[tuple[int, int, str]], at: int, bisect: Any) -> tuple[int, int, str] | None:
+    """The last span of the sorted ``spans`` that starts at or before ``at`` and contains it."""
+    i = bisect.bisect_right(spans, (at, float("inf"), "")) - 1
+    return spans[i] if i >= 0 and spans[i][0] <= at <= spans[i][1] else None
 
 
 def _span(e: Any) -> tuple[int, int]:
