@@ -121,6 +121,8 @@ def graph_call_kernels(cpu: list[Any], device: list[Any]) -> dict[str, dict[str,
     outer = {tid: _outermost(aten.get(tid, [])) for tid in markers}
     for spans in markers.values():
         spans.sort()
+    if not device:  # a CPU run: the host time of the aten ops each call ran (extern and fallback calls; C++ kernels
+        return _cpu_ops_per_call(markers, outer)  # have no profiler event of their own)
     ops = {e.correlation_id(): e for e in cpu if e.linked_correlation_id() == 0}
     out: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for e in device:
@@ -138,6 +140,23 @@ def graph_call_kernels(cpu: list[Any], device: list[Any]) -> dict[str, dict[str,
         entry = out[marker[2]][launcher]
         entry[0] += 1
         entry[1] += e.duration_ns()
+    return {key: {name: [n, ns // 1000] for name, (n, ns) in sorted(v.items())} for key, v in out.items()}
+
+
+def _cpu_ops_per_call(markers: dict[int, list[tuple[int, int, str]]],
+                      outer: dict[int, list[tuple[int, int, str]]]) -> dict[str, dict[str, list[int]]]:
+    import bisect
+
+    out: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for tid, spans in markers.items():
+        ops = outer[tid]
+        starts = [a for a, _, _ in ops]
+        for start, end, key in spans:
+            for a, b, name in ops[bisect.bisect_left(starts, start):bisect.bisect_right(starts, end)]:
+                if b <= end:
+                    entry = out[key][name]
+                    entry[0] += 1
+                    entry[1] += b - a
     return {key: {name: [n, ns // 1000] for name, (n, ns) in sorted(v.items())} for key, v in out.items()}
 
 

@@ -6,7 +6,7 @@ import copy
 import os
 
 import pytest
-from kernels_testing import MIXER, MLP, VIT, analysis_of
+from kernels_testing import MIXER, MLP, MLP_WINDOW, VIT, analysis_of
 from tdiag.analyzer import kernel_time
 from tdiag.analyzer.model import GraphRuntime, RuntimeSummary
 
@@ -21,7 +21,13 @@ def kernels_env(tmp_path_factory) -> dict[str, str]:
 # One real Inductor run per program for the whole session (Inductor on CPU costs tens of seconds each).
 @pytest.fixture(scope="session")
 def mlp(kernels_env, tmp_path_factory):
-    return analysis_of(MLP, tmp_path_factory, kernels_env)
+    return analysis_of(MLP, tmp_path_factory, kernels_env, *MLP_WINDOW)
+
+
+@pytest.fixture(scope="session")
+def mlp_warm(mlp, kernels_env, tmp_path_factory):
+    """The MLP again on the same caches: AOTAutograd and FX graph cache hits, nothing compiled."""
+    return analysis_of(MLP, tmp_path_factory, kernels_env, *MLP_WINDOW)
 
 
 @pytest.fixture(scope="session")

@@ -9,8 +9,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def tdiag_run(program: Path, out: Path, env: dict[str, str]) -> Path:
-    cmd = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "--no-profile", "-o", str(out), str(program)]
+def tdiag_run(program: Path, out: Path, env: dict[str, str], *window: str) -> Path:
+    cmd = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", *(window or ["--no-profile"]), "-o", str(out),
+           str(program)]
     proc = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return out
@@ -25,9 +26,12 @@ def line_of(program: Path, marker: str) -> int:
     return next(i for i, text in enumerate(program.read_text().splitlines(), 1) if marker in text)
 
 
-def analysis_of(program: Path, tmp_path_factory, env):
+def analysis_of(program: Path, tmp_path_factory, env, *window: str):
     from tdiag.analyzer import build
 
-    return build(tdiag_run(program, tmp_path_factory.mktemp(program.stem) / "run", env))
+    return build(tdiag_run(program, tmp_path_factory.mktemp(program.stem) / "run", env, *window))
+
+
+MLP_WINDOW = ("--profile-window", "4:2")  # the MLP trains 10 steps: compiled by step 2, 4 measured after 2 settle
 
 

@@ -74,3 +74,12 @@ def test_user_class_attributes_resolve_to_their_assignments(mixer):
     built = {m.path: m.built_at.line for k in kernels(mixer) for m in k.modules if m.built_at and m.path}
     assert built.get("norm") == line_of(MIXER, "self.norm = nn.LayerNorm(dim)")
     assert built.get("mix") == line_of(MIXER, "self.mix = nn.Linear(tokens, tokens)")
+
+
+def test_a_warm_run_attributes_its_kernels_like_the_cold_run(mlp, mlp_warm):
+    # caches hit: nothing compiled, the node stacks the cold compile left beside Inductor's cache are replayed
+    def table(analysis):
+        return [(k.graph, k.name, [(m.path, m.cls) for m in k.modules]) for k in kernels(analysis)]
+
+    assert table(mlp_warm) == table(mlp)
+    assert any(g.cache.get("fx_graph") == "hit" or "inductor_backward" in g.cache for g in mlp_warm.graphs)

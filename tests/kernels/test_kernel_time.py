@@ -55,6 +55,19 @@ def test_fallback_launch_belongs_to_its_call_site():
     assert g.kernels[0].device_s == pytest.approx(50 * US)
 
 
+def test_cpu_run_extern_call_time_joined_per_call_adds_up_to_the_graph_op_time(mlp):
+    # CPU: C++ kernels have no profiler event; extern calls (the GEMMs) are timed by the aten op each call ran, per
+    # graph call, and the forward's per-kernel sum matches the region-measured op time of the graph
+    (g,) = mlp.graphs
+    assert g.runtime is not None and g.runtime.calls == 4
+    externs = [k for k in g.kernels if k.kind == "extern"]
+    assert externs and all(k.device_s and k.device_s > 0 for k in externs)
+    forward = sum(k.device_s or 0.0 for k in g.kernels if k.graph == "forward")
+    assert forward == pytest.approx(g.runtime.device_s, rel=0.10)
+    assert g.runtime.kernel_device_s["backward"] == pytest.approx(
+        sum(k.device_s or 0.0 for k in g.kernels if k.graph == "backward"), rel=0.10)
+
+
 # -- renderers, on the real MLP record (the ``timed`` fixture, tests/kernels/conftest.py) ---------------------
 def test_module_rows_forward_and_backward_apart_with_the_lines_that_built_them(timed):
     from tdiag.reports.view import module_time_rows
