@@ -56,8 +56,11 @@ class ModuleTimeScreen(Screen):
                            reverse=self.descending)
         what = "per module" if self.by == "module" else "per user line that built the modules"
         total = sum(r.seconds for r in self.rows)
+        runtime = self.analysis.summary.runtime
+        on_cpu = not (runtime is not None and runtime.device == "cuda")
         self.query_one("#module-time-title", Static).update(Text.assemble(
             ("Kernel time " + what, "bold"), f"  {total * 1e3:.3f} ms measured  ",
+            ("(CPU: extern and fallback calls only)  " if on_cpu else "", "yellow"),
             ("(a fused kernel's time is split among the modules it fused)  l: modules/lines  s: sort  Escape: back",
              "dim")))
         if self.rows:
