@@ -30,6 +30,9 @@ def test_every_kernel_forward_and_backward_carries_a_module_or_a_user_line(progr
     assert ks and not missing, missing
     if program != "mixer":
         assert {k.kind for k in kernels(analysis, "backward")} >= {"extern"}  # library GEMMs attributed too
+    if program == "vit":  # every kind: generated, extern (GEMMs) and fallbacks (SDPA, convolution backward)
+        assert {k.kind for k in kernels(analysis, "backward")} >= {"extern", "fallback"}
+        assert {k.kind for k in kernels(analysis, "forward")} >= {"extern", "fallback"}
 
 
 def test_mlp_backward_kernels_name_the_layers_they_differentiate(mlp):
