@@ -64,8 +64,9 @@ def _runs(kernel: Kernel, launcher: str) -> bool:
 def module_times(analysis: Analysis) -> list[dict[str, Any]]:
     """Measured kernel time per (role, module path), a fused kernel's time split evenly among the modules it fused:
     [{role, path, cls, built_at, device_s, kernels}], largest first."""
-    rows: dict[tuple[str, str, str], dict[str, Any]] = {}
-    counts: dict[tuple[str, str, str], int] = defaultdict(int)
+    # keyed with the line that built the module too: the same path under two different compiled roots is two modules
+    rows: dict[tuple[Any, ...], dict[str, Any]] = {}
+    counts: dict[tuple[Any, ...], int] = defaultdict(int)
     for graph in analysis.graphs:
         for kernel in graph.kernels:
             if not kernel.device_s or not kernel.modules:
@@ -73,7 +74,8 @@ def module_times(analysis: Analysis) -> list[dict[str, Any]]:
             share = kernel.device_s / len(kernel.modules)
             role = "backward" if kernel.graph == "backward" else "forward"
             for m in kernel.modules:
-                key = (role, m.path, m.cls)
+                where = (m.built_at.path, m.built_at.line) if m.built_at else None
+                key = (role, m.path, m.cls, where)
                 row = rows.setdefault(key, {"role": role, "path": m.path, "cls": m.cls, "built_at": m.built_at,
                                             "device_s": 0.0, "kernels": 0})
                 row["device_s"] += share
