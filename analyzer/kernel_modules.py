@@ -80,27 +80,36 @@ def attribute(kernel: Kernel, modules: GraphModules | None, post_to_pre: dict[st
     """Set ``kernel.modules``, ``module``/``module_class`` and, where no stack trace gave one, ``kernel.frame``."""
     if not kernel.fused_nodes or (modules is None and aot is None):
         return
-    root_class = modules.root_class if modules is not None else None
+    root_class = compiled_root_class(modules, [aot] if aot is not None else [])
     stacks: list[list[list[Any]]] = []
     order: list[int | None] = []
     forward_of: list[list[Any] | None] = []
+    own_code = False  # a node outside any submodule: the compiled module's (or function's) own code
     for name in dict.fromkeys(kernel.fused_nodes):
         found = aot.nodes.get(name) if aot is not None else None
-        stack = _rooted(found[0], root_class) if found is not None else []
-        if stack:
-            stacks.append(stack)
-            order.append(found[1])
-            forward_of.append(None)
+        if found is not None:
+            if found[0]:
+                stacks.append(_rooted(found[0], root_class))
+                order.append(found[1])
+                forward_of.append(None)
+            else:
+                own_code = True
             continue
         if modules is None:
             continue
-        for pre in post_to_pre.get(name, [name]):  # unmapped: the name may already be pre-grad
+        # Dynamo's graph has pre-grad names: a backward node's name matches one only by accident
+        for pre in post_to_pre.get(name) or ([] if kernel.graph == "backward" else [name]):
             info = modules.nodes.get(pre)
-            stack = _rooted(info.get("stack") or [], root_class) if info is not None else []
-            if stack:  # a node of the compiled module's own code: the root
-                stacks.append(stack)
+            if info is None:
+                continue
+            if info.get("stack"):
+                stacks.append(_rooted(info["stack"], root_class))
                 order.append(None)
                 forward_of.append(info.get("forward"))
+            else:
+                own_code = True
+    if not stacks and own_code and root_class:
+        stacks, order, forward_of = [[["", root_class]]], [None], [None]
     if not stacks:
         if root_class and aot is not None:  # only graph inputs (a copy or layout kernel): the compiled module's own
             kernel.modules = [KernelModule("", root_class)]
@@ -179,7 +188,7 @@ def _root_of(kernel: Kernel) -> str | None:
     return kernel.module_class if kernel.module == "" else None
 
 
-def root_class(modules: GraphModules | None, aots: list[AotStacks]) -> str | None:
+def compiled_root_class(modules: GraphModules | None, aots: list[AotStacks]) -> str | None:
     """The compiled module's class: Dynamo's ``self``, else the outermost ('' path) entry of any node's stack."""
     if modules is not None and modules.root_class:
         return modules.root_class

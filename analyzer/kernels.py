@@ -119,7 +119,7 @@ class KernelTableBuilder:
             modules = self.modules.get((graph.rank, graph.compile_id))
             for kernel in kernels:
                 kernel_modules.attribute(kernel, modules, post_to_pre, self.paths, aot)
-            self.roots[graph.key] = self.roots.get(graph.key) or kernel_modules.root_class(
+            self.roots[graph.key] = self.roots.get(graph.key) or kernel_modules.compiled_root_class(
                 modules, [aot] if aot is not None else [])
             if span is not None:
                 _attach_autotune(kernels, span.autotune)
