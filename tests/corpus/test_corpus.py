@@ -52,4 +52,8 @@ def test_findings_match_the_expert(program, corpus_env, tmp_path):
             k.family == "BRK" for k in result.expected), torch_says.recompile_reasons
 
     assert not (result.misses or result.false_positives), "\n" + result.diff(expect.why)
+    from tdiag.analyzer.paths import is_library_display
+
+    # every family on the user's line: a library location is evidence (--show-library-sites), never the anchor
+    assert not [(f.code, f.path, f.line) for f in analysis.findings if is_library_display(f.path)]
     assert analysis.summary.graph_breaks == len(torch_says.breaks)
