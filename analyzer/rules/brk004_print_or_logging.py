@@ -28,5 +28,7 @@ def check(ctx):
         ctx,
         RULE,
         lambda b: f"graph break: logging side effect in compiled code ({b.reason}){where(b)}",
-        lambda b: "move it out of the compiled code, or add it to torch._dynamo.config.reorderable_logging_functions",
+        lambda b: "move it out of the compiled code, or add the logger method to "
+        "torch._dynamo.config.ignore_logger_methods" if "Logger" in f"{b.reason} {b.context}"  # not a function
+        else "move it out of the compiled code, or add it to torch._dynamo.config.reorderable_logging_functions",
     )

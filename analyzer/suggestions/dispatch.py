@@ -16,8 +16,6 @@ log = logging.getLogger(__name__)
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     """The suggestion for one finding. Never raises: when a patch cannot be built the note says why."""
-    from tdiag.analyzer.suggestions import generic
-
     library = _library_suggestion(finding, ctx)
     if library is not None:
         return library

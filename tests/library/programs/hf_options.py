@@ -28,4 +28,4 @@ cencoder = torch.compile(encoder, backend="aot_eager")
 with torch.no_grad():
     for _ in range(2):
         out = cencoder(torch.randint(0, 64, (1, 8)), output_attentions=True)  # EXPECT: transformers-output-capturing-hooks
-        print(f"{out.attentions[0].sum().item():.6f}")
+        print(f"{out.last_hidden_state.sum().item():.6f}")
