@@ -23,7 +23,6 @@ pytest.importorskip("diffusers", reason="corpus extra not installed: pip install
 
 HERE = Path(__file__).parent
 PROGRAMS = HERE / "programs"
-CORPUS = HERE.parent / "corpus" / "programs"
 ROOT = HERE.parents[1]
 LIBRARIES = {"transformers", "diffusers", "timm", "torch_geometric"}
 
@@ -45,7 +44,7 @@ def analyses(tmp_path_factory, session_env):
     from tdiag.analyzer import build
 
     out = {}
-    for program in (*sorted(PROGRAMS.glob("*.py")), CORPUS / "pyg_graph_pool.py"):
+    for program in sorted(PROGRAMS.glob("*.py")):
         root = tmp_path_factory.mktemp(program.stem)
         shutil.copy(program, root / program.name)
         proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", program.name],
@@ -81,8 +80,7 @@ def test_every_entry_found_on_a_program_is_matched_at_the_user_line(analyses):
 
     checked = set()
     for name, (_, analysis) in analyses.items():
-        program = PROGRAMS / name if (PROGRAMS / name).exists() else CORPUS / name
-        expected = _expected(program) or ({15: "pyg-global-pool-size"} if name == "pyg_graph_pool.py" else {})
+        expected = _expected(PROGRAMS / name)
         for line, entry_id in expected.items():
             at_line = [f for f in analysis.findings if f.path == name and f.line == line]
             matched = {m[0].id for f in at_line if (m := match(f))}

@@ -27,7 +27,7 @@ class Net(torch.nn.Module):
     def forward(self, x, edge_index, batch):
         x = self.gcn(x, edge_index).relu()  # EXPECT: pyg-gcn-remaining-self-loops
         x = self.gat(x, edge_index)  # EXPECT: pyg-gat-remove-self-loops
-        return global_mean_pool(x, batch)  # the same scatter .item() as line 16: one cause, one finding there
+        return global_mean_pool(x, batch)  # EXPECT: pyg-global-pool-size
 
 
 net = torch.compile(Net(), backend="aot_eager")
