@@ -51,7 +51,7 @@ def where(frame: Frame) -> str:
 
 
 def _from_catalogue(finding: Finding, ctx: SuggestionContext, entry: LibraryCause, frame: Frame) -> Suggestion:
-    values = {"model": "model", "value": _value(finding, entry) or "..."}
+    values = {"model": "model", "value": _value(finding, entry) or _guarded_value(finding, ctx, entry) or "..."}
     patch, note = None, None
     if entry.patch:
         try:
@@ -75,6 +75,22 @@ def _value(finding: Finding, entry: LibraryCause) -> str | None:
         return None
     m = re.search(pattern, _text(finding))
     return m.group(1) if m else None
+
+
+def _guarded_value(finding: Finding, ctx: SuggestionContext, entry: LibraryCause) -> str | None:
+    """The value the library settled on, read from the guards of the recompiled graph (``config.problem_type ==
+    'single_label_classification'``): what the first call set, so setting it up front changes nothing else."""
+    pattern = entry.options.get("value_from_guards")
+    if not pattern:
+        return None
+    keys = set(finding.graph_keys)
+    for graph in ctx.analysis.graphs:
+        if graph.key in keys:
+            for guard in graph.guards:
+                m = re.search(pattern, guard.text)
+                if m:
+                    return m.group(1)
+    return None
 
 
 def _text(finding: Finding) -> str:
