@@ -59,5 +59,5 @@ def attach_suggestions(findings: list[Finding], analysis: Analysis) -> None:
         if finding.suggestion is None:
             library = _library_suggestion(finding, ctx)
             if library is not None:
-                finding.fix = library_fix.fix_line(library)  # the rule's own line may name code the user cannot edit
+                finding.fix = library_fix.fix_line(finding, library)  # the rule's own line may name code the user cannot edit
             finding.suggestion = library or _rule_suggestion(finding, ctx)

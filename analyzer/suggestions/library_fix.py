@@ -36,9 +36,14 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     return _unknown_break(finding, ctx, frame)
 
 
-def fix_line(suggestion: Suggestion) -> str:
-    """The one-line fix the outputs show: the suggestion's title for a library cause."""
-    return suggestion.title[:1].lower() + suggestion.title[1:]
+def fix_line(finding: Finding, suggestion: Suggestion) -> str:
+    """The one-line fix the outputs show: the suggestion's title, naming the library function the cause is in."""
+    found = match(finding)
+    frame = found[1] if found else _cause_frame(finding)
+    text = suggestion.title[:1].lower() + suggestion.title[1:]
+    if frame is not None and frame.function and frame.function != "?" and f"`{frame.function}`" not in text:
+        text += f" (cause: {library_name(frame.path) or 'library'} `{frame.function}`)"
+    return text
 
 
 def where(frame: Frame) -> str:
