@@ -31,8 +31,10 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     if found is not None:
         return _from_catalogue(finding, ctx, *found)
     frame = _cause_frame(finding)
-    if frame is None or not finding.code.startswith("BRK") or finding.code == "BRK006":
+    if frame is None or not finding.code.startswith("BRK"):
         return None
+    if finding.code == "BRK006" and not _LOGGER.search(evidence_as(finding.evidence, BreakEvidence).context or ""):
+        return None  # a frame Dynamo gave up on: the frame-skip suggester says which break made it skip
     return _unknown_break(finding, ctx, frame)
 
 
