@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tdiag.analyzer.model import Analysis, Finding
 
 FAMILIES = {
+    "CRS": "program stopped",  # ranked before every other family in every output
     "BRK": "graph breaks",
     "RCP": "recompilations and guards",
     "DYN": "dynamic shapes",
