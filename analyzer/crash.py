@@ -226,3 +226,15 @@ def _quoted_user_line(message: str, paths: PathMapper) -> Site | None:
 
 def _first_line(text: str) -> str:
     return next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+
+
+def headline(analysis: Any) -> str | None:
+    """One line for the top of every output when torch.compile stopped the program (or a thread), else None:
+    ``program stopped: Unsupported raised by torch.compile - CRS001 at train.py:6 (graph break GB0170 ...)``."""
+    crash = analysis.summary.crash
+    if crash is None:
+        return None
+    who = "program stopped" if crash.ended_program else f"thread {crash.thread!r} stopped"
+    first = next((f for f in analysis.findings if f.family == "CRS"), None)
+    where = f" - {first.code} at {first.path}:{first.line}" if first is not None else ""
+    return f"{who}: {crash.exception.rsplit('.', 1)[-1]} raised by torch.compile{where}: {_first_line(crash.headline)}"

@@ -28,11 +28,15 @@ RULE = Rule("CRS003", "recompile-forbidden", "error", "A recompile under fail_on
 
 
 def check(ctx):
-    return crash_findings(ctx, RULE, "recompile_policy", _message, _fix)
+    return crash_findings(ctx, RULE, "recompile_policy", lambda c: _message(ctx.analysis, c), _fix)
 
 
-def _message(crash) -> str:
+def _message(analysis, crash) -> str:
     guard = f" (guard failed: {quoted(crash.detail)})" if crash.detail else ""
+    limit = next((f for f in analysis.frames if f.hit_recompile_limit and f.rank == crash.rank), None)
+    if limit is not None:
+        return (f"{limit.code_name} ({limit.path}:{limit.line}) reached the recompile limit after {limit.recompiles} "
+                f"recompilations{guard}, and {crash.policy} makes that an error instead of running it eagerly")
     return f"this call had to recompile{guard} and {crash.policy} makes a recompile an error"
 
 

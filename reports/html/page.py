@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tdiag.analyzer import capture_health
+from tdiag.analyzer.crash import headline as crash_headline
 from tdiag.analyzer.model import (
     SEVERITIES,
     SEVERITY_RANK,
@@ -102,6 +103,8 @@ class Page:
     data_json: str  # {"strings", "findings", "graphs"}: what the page script builds on demand
     capture_lines: list[str] = field(default_factory=list)  # non-empty: the capture was incomplete (banner)
     empty_verdict: tuple[str, str] = ("clear", "")  # (tone, sentence) shown when there are no findings
+    crash_line: str | None = None  # torch.compile stopped the program: the banner above everything
+    crash_anchor: str | None = None  # the CRS finding's anchor, when it is listed
 
 
 def build_page(analysis: Analysis) -> Page:
@@ -132,6 +135,8 @@ def build_page(analysis: Analysis) -> Page:
         data_json=json_for_script(_data(findings[FULL_FINDINGS:], graphs, code)),
         capture_lines=capture_health.lines(analysis.run.capture_problems),
         empty_verdict=capture_health.empty_verdict(analysis),
+        crash_line=crash_headline(analysis),
+        crash_anchor=next((f.anchor for f in analysis.findings if f.family == "CRS"), None),
     )
 
 
