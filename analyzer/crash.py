@@ -75,7 +75,7 @@ def _crash(ev: dict[str, Any], paths: PathMapper, recompiles: list[Recompile]) -
         ended_program=thread == "MainThread", caused_by_torch=True,
         compile_id=ev.get("compile_id"), gb_type=ev.get("gb_type"), rank=ev.get("rank"),
     )
-    crash.call_site = _innermost_user(frames, paths)
+    crash.call_site = _entry(frames, paths)
     cause = _innermost_user(_frames(ev.get("user_stack")), paths) or _quoted_user_line(message, paths)
     m = _GB_URL.search(message)
     crash.gb_id = m.group(1).upper() if m else None
@@ -128,7 +128,8 @@ def _crash(ev: dict[str, Any], paths: PathMapper, recompiles: list[Recompile]) -
         backend = ev.get("backend_name") or ("inductor" if short == "InductorError" else None)
         own = f"{inner.get('exception')}: {_first_line(str(inner.get('message') or ''))}" if inner else crash.headline
         crash.detail = f"backend {backend!r} raised {own}" if backend else own
-        crash.site = _quoted_user_line(message, paths) or crash.call_site
+        # the node's user line where torch quotes one; else the user's own backend code that raised, if any
+        crash.site = _quoted_user_line(message, paths) or _innermost_user(frames, paths) or crash.call_site
         return crash
     if _from_compile_stack(exception, ev, paths) or crash.compile_id:
         crash.kind = "compile_stack"
@@ -212,6 +213,19 @@ def _innermost_user(frames: list[tuple[str, int, str]], paths: PathMapper) -> Si
         if not paths.is_tool(path) and not paths.is_library(path):
             return Site(paths.display(path), line, function=name)
     return None
+
+
+def _entry(frames: list[tuple[str, int, str]], paths: PathMapper) -> Site | None:
+    """The compiled call: the last user frame before the traceback enters torch (a user backend or hook that torch
+    then called is deeper); the innermost user frame when it never does (e.g. reading an overwritten output)."""
+    before_torch = []
+    for path, line, name in frames:
+        if paths.is_tool(path):
+            continue
+        if "/torch/" in paths.absolute(path).replace("\\", "/") and paths.is_library(path):
+            break
+        before_torch.append((path, line, name))
+    return _innermost_user(before_torch, paths) or _innermost_user(frames, paths)
 
 
 def _quoted_user_line(message: str, paths: PathMapper) -> Site | None:

@@ -21,7 +21,7 @@ Fix the error the backend reports, compile the function with another backend mea
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._crashes import crash_findings, quoted
+from tdiag.analyzer.rules._crashes import crash_findings, quoted, raised_at
 
 RULE = Rule("CRS004", "backend-failed", "error", "The compiler backend raised and stopped the program",
             suggester="crash")
@@ -30,7 +30,7 @@ RULE = Rule("CRS004", "backend-failed", "error", "The compiler backend raised an
 def check(ctx):
     return crash_findings(
         ctx, RULE, "backend_failed",
-        lambda c: f"compiling this call failed in the backend: {quoted(c.detail or c.headline, 240)}",
+        lambda c: f"compiling failed in the backend: {quoted(c.detail or c.headline, 240)}{raised_at(c)}",
         lambda c: ("fix the backend's error, or compile with another backend meanwhile (backend=\"aot_eager\"); "
                    "torch.compiler.disable the part that fails"),
     )
