@@ -178,3 +178,29 @@ def test_capture_api_records_the_crash_of_its_block(tmp_path, session_env):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.splitlines() == ["raised through the capture: Unsupported",
                                         f"CRS001 capture_api.py {_line_of('capture_api.py', 'if x.sum() > 0:')}"]
+
+
+FIXABLE = [
+    # (case, the line the patch must add)
+    (CASES[0], "+    return torch.where(h.sum() > 0, h + 1, h - 1)"),
+    (CASES[7], "+torch._dynamo.maybe_mark_dynamic(x, 0)"),
+]
+
+
+@pytest.mark.parametrize("case, added", FIXABLE, ids=[c.program for c, _ in FIXABLE])
+def test_fix_verify_runs_the_stopped_program_to_its_end(case, added, runs, session_env):
+    """`tdiag fix RECORD --verify` on the recorded crash: the patch targets the cause, and the patched program runs
+    to its end (exit 0), printing what it printed before and then the rest."""
+    import json
+
+    _, _, run_dir = runs(case)
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", str(run_dir), "--verify", "--format", "json"],
+                          cwd=PROGRAMS, env=session_env, capture_output=True, text=True, timeout=600)
+    data = json.loads(proc.stdout)
+    (patch,) = data["patches"]
+    assert patch["codes"] == [case.code] and added in patch["patch"].splitlines()
+    (result,) = data["verification"]
+    assert proc.returncode == 0 and result["ok"] and result["completed"], result["problems"]
+    assert result["before"]["exit_code"] == 1 and result["after"]["exit_code"] == 0
+    assert case.code in result["gone"] and not result["new"]
+    assert result["stdout_diff"] == [f"+done {16.0 if case.program == 'constraint_violation.py' else 12.0}"]
