@@ -57,7 +57,7 @@ def test_cudagraph_output_overwritten_is_recognised_from_torchs_message():
     attach_suggestions(a.findings, a)
     added = [ln for ln in f.suggestion.patch.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
     assert added == ["+    torch.compiler.cudagraph_mark_step_begin()"]
-    assert "\n for step in range(3):\n+    torch.compiler.cudagraph_mark_step_begin()\n         h1 = model(x)" in f.suggestion.patch
+    assert "\n for step in range(3):\n+    torch.compiler.cudagraph_mark_step_begin()\n     h1 = model(x)" in f.suggestion.patch
 
 
 def test_triton_missing_is_an_environment_failure_with_its_fix():
