@@ -204,3 +204,45 @@ def test_fix_verify_runs_the_stopped_program_to_its_end(case, added, runs, sessi
     assert result["before"]["exit_code"] == 1 and result["after"]["exit_code"] == 0
     assert case.code in result["gone"] and not result["new"]
     assert result["stdout_diff"] == [f"+done {16.0 if case.program == 'constraint_violation.py' else 12.0}"]
+
+
+def test_tui_overview_and_html_report_lead_with_the_crash(runs, tmp_path):
+    """The TUI overview (Textual pilot) and the HTML report (real headless chromium) show "program stopped" above
+    everything, and the CRS finding first."""
+    import asyncio
+    import shutil
+
+    from tdiag.reports.html.render import render
+    from tdiag.tui import make_app
+
+    analysis = build(runs(CASES[0])[2])
+
+    async def overview() -> None:
+        app = make_app(analysis)
+        async with app.run_test(size=(140, 40)):
+            screen = app.screen
+            order = [w.id for w in screen.query("Static") if w.id in ("crash", "headline", "top-title")]
+            assert order == ["crash", "headline", "top-title"]
+            text = str(screen.query_one("#crash").render())
+            assert "program stopped: Unsupported raised by torch.compile - CRS001 at fullgraph_branch.py:6" in text
+
+    asyncio.run(overview())
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        pytest.skip("chromium is not installed")
+    report = tmp_path / "report.html"
+    report.write_text(render(analysis), encoding="utf-8")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(report.as_uri())
+        banner = page.locator("#crash")
+        assert banner.is_visible()
+        assert "program stopped: Unsupported raised by torch.compile - CRS001" in banner.inner_text()
+        banner.locator("a").click()  # the banner links to the finding
+        assert page.evaluate("location.hash") == f"#{analysis.findings[0].anchor}"
+        first_code = page.locator("#findings [id^='CRS'], #findings [id^='BRK'], #findings [id^='CMP']").first
+        assert (first_code.get_attribute("id") or "").startswith("CRS001")
+        browser.close()
