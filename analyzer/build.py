@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from tdiag.analyzer import events as events_mod
-from tdiag.analyzer.crash import ending, read_crashes
+from tdiag.analyzer.crash import ending, op_sites, read_crashes
 from tdiag.analyzer.events import EventLog, TorchEvent
 from tdiag.analyzer.model import (
     SEVERITY_RANK,
@@ -61,6 +61,7 @@ class Builder:
         a.recompiles = self._recompiles()
         a.frames = self._frames()
         a.crashes = read_crashes(self.log.crashes, self.paths, a.recompiles)
+        op_sites(a.crashes, a, self.paths)
         self._attach_compiler_detail()
         from tdiag.analyzer.rules import run_rules
 

@@ -22,6 +22,8 @@ CUDAGRAPH_OVERWRITTEN = "accessing tensor output of CUDAGraphs that has been ove
 CUDAGRAPH_GRAD_OVERWRITTEN = "accessing gradient tensor output of CUDAGraphs that has been overwritten"
 _GB_URL = re.compile(r"/gb/(gb\d{4})\.html", re.IGNORECASE)
 _USER_STACK = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+_TARGET = re.compile(r"^\s*target: (\S+)\s*$", re.M)
+_NODE_FILE = re.compile(r"^\s*# File: (.+?):(\d+) in (\S+)")
 _GUARD_FAILURE = re.compile(r"^\s*- (?:\d+/\d+: )?(.+?)\s*(?:#.*)?$")
 _DATA_DEPENDENT = re.compile(r"Could not guard on data-dependent expression (.+?) \(unhinted")
 _CONSTRAINT = re.compile(r"You marked (\S+) as dynamic but your code specialized it to be a constant \((\d+)\)")
@@ -128,8 +130,14 @@ def _crash(ev: dict[str, Any], paths: PathMapper, recompiles: list[Recompile]) -
         backend = ev.get("backend_name") or ("inductor" if short == "InductorError" else None)
         own = f"{inner.get('exception')}: {_first_line(str(inner.get('message') or ''))}" if inner else crash.headline
         crash.detail = f"backend {backend!r} raised {own}" if backend else own
-        # the node's user line where torch quotes one; else the user's own backend code that raised, if any
-        crash.site = _quoted_user_line(message, paths) or _innermost_user(frames, paths) or crash.call_site
+        target = _TARGET.search(message)
+        if target is not None:
+            crash.detail += f" (op {target.group(1)})"
+        # the node's user line where torch quotes one (op_sites() looks the op up in the graph); else the user's
+        # own backend code that raised (a frame below torch's entry), else the compiled call
+        below_torch = frames[len(_up_to_torch(frames, paths)):]
+        own_backend = None if backend == "inductor" else _innermost_user(below_torch, paths)
+        crash.site = _quoted_user_line(message, paths) or own_backend or crash.call_site
         return crash
     if _from_compile_stack(exception, ev, paths) or crash.compile_id:
         crash.kind = "compile_stack"
@@ -218,14 +226,45 @@ def _innermost_user(frames: list[tuple[str, int, str]], paths: PathMapper) -> Si
 def _entry(frames: list[tuple[str, int, str]], paths: PathMapper) -> Site | None:
     """The compiled call: the last user frame before the traceback enters torch (a user backend or hook that torch
     then called is deeper); the innermost user frame when it never does (e.g. reading an overwritten output)."""
-    before_torch = []
-    for path, line, name in frames:
-        if paths.is_tool(path):
-            continue
+    return _innermost_user(_up_to_torch(frames, paths), paths) or _innermost_user(frames, paths)
+
+
+def _up_to_torch(frames: list[tuple[str, int, str]], paths: PathMapper) -> list[tuple[str, int, str]]:
+    """The traceback's frames before its first frame in torch."""
+    for i, (path, _line, _name) in enumerate(frames):
         if "/torch/" in paths.absolute(path).replace("\\", "/") and paths.is_library(path):
-            break
-        before_torch.append((path, line, name))
-    return _innermost_user(before_torch, paths) or _innermost_user(frames, paths)
+            return frames[:i]
+    return frames
+
+
+def op_sites(crashes: list[Crash], analysis: Any, paths: PathMapper) -> None:
+    """A backend failure that names its op (``target: aten.foo.default``): the user line of that op's node, from
+    the Dynamo graph of the failed compile (its ``# File: path:line`` comments)."""
+    for crash in crashes:
+        target = _TARGET.search(crash.message) if crash.kind == "backend_failed" else None
+        if target is None:
+            continue
+        graphs = [g for g in analysis.graphs if g.rank == crash.rank and g.graph_code_ref is not None
+                  and (crash.compile_id is None or g.compile_id == crash.compile_id)]
+        for graph in reversed(graphs):
+            site = _node_site(analysis.code.get(graph.graph_code_ref) or "", target.group(1), paths)
+            if site is not None:
+                crash.site = site
+                break
+
+
+def _node_site(code: str, target: str, paths: PathMapper) -> Site | None:
+    where = None
+    for line in code.splitlines():
+        m = _NODE_FILE.match(line)
+        if m is not None:
+            where = m
+        elif f"torch.ops.{target}(" in line and where is not None:
+            path = where.group(1)
+            if paths.is_library(path) or paths.is_tool(path):
+                return None
+            return Site(paths.display(path), int(where.group(2)), function=where.group(3))
+    return None
 
 
 def _quoted_user_line(message: str, paths: PathMapper) -> Site | None:

@@ -66,6 +66,11 @@ CASES = [
          "CRS099", "return a @ b", "a and b must have same reduction dim"),
     Case("thread_fullgraph.py", "torch._dynamo.exc.Unsupported", "Data-dependent branching", "CRS001",
          "if h.sum() > 0:", "thread 'trainer' stopped: graph break GB0170", exit_code=0),
+    pytest.param(  # a real lowering error: a custom op has no lowering, and implicit fallbacks are off
+        Case("inductor_lowering.py", "torch._inductor.exc.InductorError", "MissingOperatorWithoutDecomp", "CRS004",
+             "return scale(y) + 1", "missing lowering (op tdiag_crash.scale.default); the compiled call at "
+             "inductor_lowering.py:22 raised InductorError"),
+        marks=pytest.mark.inductor, id="inductor_lowering.py"),
     pytest.param(
         Case("no_cxx_compiler.py", "torch._inductor.exc.InductorError", "InvalidCxxCompiler", "CRS005",
              "out = compiled(torch.ones(16))", "no working C++ compiler",
