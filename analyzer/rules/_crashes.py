@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tdiag.analyzer.evidence import CrashEvidence
-from tdiag.analyzer.model import Crash, Finding, GraphKey, Site
+from tdiag.analyzer.model import Crash, Finding, GraphKey, Site  # Finding: the return type
 
 IMPACT = 10_000.0  # the program did not run to its end: nothing else matters until this is fixed
 
@@ -18,8 +18,7 @@ def crash_findings(ctx, rule, kind: str, message: Callable[[Crash], str], fix: C
             continue
         where = (site(crash) if site is not None else None) or crash.site or crash.call_site or Site("<unknown>", 0)
         call = crash.call_site
-        findings.append(Finding(
-            code=rule.code, name=rule.name, severity=rule.severity,
+        findings.append(rule.finding(
             message=f"{stopped(crash)}: {message(crash)}", fix=fix(crash),
             path=where.path, line=where.line, column=where.column, end_column=where.end_column,
             function=where.function, gb_id=crash.gb_id, gb_url=gb_url(crash.gb_id),
