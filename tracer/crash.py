@@ -22,7 +22,9 @@ from typing import Any
 MAX_MESSAGE = 20_000  # torch's messages run to a few KB; a pathological one is cut, not dropped
 MAX_FRAMES = 200
 MAX_CHAIN = 5
-# Attributes torch attaches to its compile exceptions that name the cause.
+# Attributes torch attaches to its compile exceptions that name the cause (torch._dynamo.exc.Unsupported: gb_type,
+# real_stack, compile_id; torch._dynamo.exc.BackendCompilerFailed: backend_name, inner_exception), read with getattr:
+# listed in tracer/torch_compat.py.
 NAMED_ATTRIBUTES = ("gb_type", "backend_name")
 
 
