@@ -142,14 +142,16 @@ class ThreadCrashes:
         self._write = write
         self._tool_dirs = tool_dirs
         self._previous: Callable[[Any], Any] | None = None
+        self._installed: Callable[[Any], None] | None = None  # the bound method, kept: each access makes a new one
 
     def install(self) -> Callable[[], None]:
         self._previous = threading.excepthook
-        threading.excepthook = self._hook
+        self._installed = self._hook
+        threading.excepthook = self._installed
         return self.uninstall
 
     def uninstall(self) -> None:
-        if threading.excepthook is self._hook and self._previous is not None:
+        if threading.excepthook is self._installed and self._previous is not None:
             threading.excepthook = self._previous
 
     def _hook(self, args: Any) -> None:

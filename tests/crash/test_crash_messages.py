@@ -88,3 +88,35 @@ def test_crash_finding_outranks_everything():
     costly = Finding("BRK001", "data-dependent-branch", "error", "", "", "a.py", 1, impact=1e9,
                      cost=Cost(total_s=100.0, basis="measured"))
     assert sorted([costly, crash], key=_rank_key)[0] is crash
+
+
+def test_thread_hook_records_then_hands_on_and_leaves_a_replaced_hook_alone():
+    """threading.excepthook: the thread's exception is recorded, then the previous hook gets it; uninstalling
+    restores the previous hook, unless the program installed its own meanwhile (that one stays)."""
+    import threading
+
+    from tdiag.tracer.crash import ThreadCrashes
+
+    original = threading.excepthook
+    handed_on: list[type] = []
+    threading.excepthook = lambda args: handed_on.append(args.exc_type)
+    try:
+        events: list[dict] = []
+        undo = ThreadCrashes(events.append, ()).install()
+        worker = threading.Thread(target=lambda: 1 / 0, name="worker-1")
+        worker.start()
+        worker.join()
+        undo()
+        assert handed_on == [ZeroDivisionError]
+        assert [(e["exception"], e["thread"]) for e in events] == [("ZeroDivisionError", "worker-1")]
+        assert threading.excepthook is not original and threading.excepthook.__name__ == "<lambda>"  # restored
+
+        undo = ThreadCrashes(events.append, ()).install()
+        def programs_own(args):
+            return None
+
+        threading.excepthook = programs_own
+        undo()
+        assert threading.excepthook is programs_own
+    finally:
+        threading.excepthook = original
