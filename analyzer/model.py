@@ -158,6 +158,19 @@ class Kernel:
     module_class: str | None = None
     frame: SourceRef | None = None  # innermost frame (may be a library file, e.g. Linear.forward); source_lines: user's
     out_shape: list[int] | None = None  # an extern call's output sizes, when static (e.g. a GEMM's [M, N])
+    # every module whose nodes the kernel computes, in node order (a fused kernel names each layer it fused); a backward
+    # kernel names the forward modules it differentiates
+    modules: list[KernelModule] = field(default_factory=list)
+
+
+@dataclass
+class KernelModule:
+    """One module a kernel computes: its path under the compiled module, class, and the user's line that built it."""
+
+    path: str  # "" = the compiled module itself
+    cls: str
+    built_at: SourceRef | None = None  # the user's line: `self.fc1 = nn.Linear(...)`, or the argument of nn.Sequential(...)
+    built_by: str | None = None  # how it was resolved: "attribute", "argument", "root" (the library model's own line)
 
 
 @dataclass
@@ -237,6 +250,7 @@ class CompiledGraph:
     start_time: float | None = None
     graph_code_ref: str | None = None  # Dynamo's FX graph (readable), hash into Analysis.code
     output_code_refs: dict[str, str] = field(default_factory=dict)  # forward/backward/inference -> hash
+    fx_keys: dict[str, str] = field(default_factory=dict)  # role -> Inductor's FX graph key (names its calls in a profile)
     kernels: list[Kernel] = field(default_factory=list)
     kernel_notes: list[str] = field(default_factory=list)  # e.g. "cache hit: kernel table recovered from output code"
     aot: AotInfo | None = None
@@ -317,6 +331,10 @@ class GraphRuntime:
     calls: int = 0
     host_s: float = 0.0  # host time in the graph's own call (nested frames' regions excluded)
     device_s: float | None = None  # CUDA: kernel time it launched; CPU: time its ops ran; None: not measured
+    # CUDA: device time of the kernels launched inside each Inductor call of the graph, per role (forward, backward),
+    # joined per launch (analyzer/kernel_time.py); the part no call site of the kernel table claimed
+    kernel_device_s: dict[str, float] = field(default_factory=dict)
+    unattributed_device_s: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

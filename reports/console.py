@@ -70,6 +70,12 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
         lines.append(("wrap", [(runtime, "")]))
     if s.kernels_by_kind:
         lines.append(("wrap", [("kernels: " + ", ".join(f"{n} {k}" for k, n in sorted(s.kernels_by_kind.items())), "")]))
+    if s.runtime is not None and s.kernels_by_kind:
+        from tdiag.reports.view import top_modules_line
+
+        top = top_modules_line(analysis)
+        if top:
+            lines.append(("wrap", [(top, "")]))
     # Problems first; informational findings are counted here and listed by lint, the TUI and the HTML report.
     shown = [f for f in analysis.findings if f.severity != "info"][:MAX_ROWS]
     if shown:
