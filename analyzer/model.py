@@ -369,6 +369,28 @@ class RuntimeSummary:
 
 
 @dataclass
+class Crash:
+    """The exception that stopped the program or one of its threads (analyzer/crash.py reads it from the record)."""
+
+    kind: str  # graph_break, data_dependent_guard, recompile_policy, backend_failed, environment,
+    #            constraint_violation, cudagraph_overwritten, compile_stack (other torch.compile errors), program
+    exception: str  # qualified type name, e.g. "torch._dynamo.exc.Unsupported"
+    headline: str  # the first line of torch's message
+    message: str = ""  # torch's whole message
+    thread: str = "MainThread"
+    ended_program: bool = True  # False: a thread other than the main one died and the program went on
+    caused_by_torch: bool = True  # raised by torch.compile or caused by it (False: the program's own error)
+    site: Site | None = None  # the user line of the cause (the construct, the guard's line), else the call
+    call_site: Site | None = None  # the user line of the compiled call that raised
+    compile_id: str | None = None
+    gb_id: str | None = None  # torch's graph-break id, e.g. "GB0170"
+    gb_type: str | None = None
+    policy: str | None = None  # what made it an error: fullgraph=True, set_stance("fail_on_recompile"), ...
+    detail: str | None = None  # the guard, the dimension, the backend's own error, the missing tool
+    rank: int | None = None
+
+
+@dataclass
 class Summary:
     graphs: int = 0
     graph_breaks: int = 0
@@ -380,6 +402,7 @@ class Summary:
     kernels_by_kind: dict[str, int] = field(default_factory=dict)
     findings_by_severity: dict[str, int] = field(default_factory=dict)
     runtime: RuntimeSummary | None = None  # None: the record has no runtime data (older record, import, --no-profile)
+    crash: Crash | None = None  # what stopped the program, when torch.compile did (it is also the first finding)
 
 
 @dataclass
@@ -444,6 +467,7 @@ class Analysis:
     breaks: list[GraphBreak] = field(default_factory=list)
     recompiles: list[Recompile] = field(default_factory=list)
     frames: list[FrameInfo] = field(default_factory=list)
+    crashes: list[Crash] = field(default_factory=list)  # every ending exception recorded (program and threads)
     sources: dict[str, str] = field(default_factory=dict)  # display path -> snapshot text
     code: dict[str, str] = field(default_factory=CodeStore)  # hash -> generated code / graph text
     verification: dict[str, Any] | None = None  # the last `tdiag fix --verify` result kept with the record

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tdiag.analyzer.evidence import BreakEvidence, Evidence, RecompileEvidence
+from tdiag.analyzer.evidence import BreakEvidence, CrashEvidence, Evidence, RecompileEvidence
 from tdiag.analyzer.model import Finding, Frame, GraphKey, Suggestion
 from tdiag.analyzer.rules import FAMILIES
 from tdiag.reports.cost_format import cost_label
@@ -73,7 +73,7 @@ def finding_view(finding: Finding, sources: dict[str, str]) -> FindingView:
         library_site=f"{lib.path}:{lib.line} ({lib.function})" if lib else "",
         library_label="Broke inside" if finding.family == "BRK" else "Library location",
         reason=_text(brk.reason),
-        explanation=_text(brk.explanation),
+        explanation=_text(brk.explanation) or (ev.torch_message if isinstance(ev, CrashEvidence) else ""),
         hints=[_text(h) for h in brk.hints if h],
         guard=_text(rcp.guard),
         expected=_text(rcp.expected),

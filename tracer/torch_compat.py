@@ -27,6 +27,13 @@ class Touchpoint:
 
 
 TOUCHPOINTS: tuple[Touchpoint, ...] = (
+    Touchpoint("torch._dynamo.exc.Unsupported", "tracer/crash.py",
+               "real_stack (the user frames Dynamo was tracing), gb_type and compile_id read off the exception a "
+               "program ended with (getattr; nothing imported)",
+               "the crash is placed on the compiled call, and torch's message still names the cause"),
+    Touchpoint("torch._dynamo.exc.BackendCompilerFailed", "tracer/crash.py",
+               "inner_exception and backend_name read off a backend failure the program ended with (getattr)",
+               "the backend's own error is read from torch's message instead"),
     Touchpoint("torch._dynamo.symbolic_convert.InstructionTranslatorBase", "tracer/break_hook.py",
                "log_graph_break (a method from 2.11, a module function in 2.9) wrapped for the break's bytecode offset",
                "breaks come from the trace only, without bytecode offsets; a capture note says so"),

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tdiag.analyzer import capture_health
+from tdiag.analyzer.crash import headline as crash_headline
 from tdiag.analyzer.model import (
     SEVERITIES,
     SEVERITY_RANK,
@@ -104,6 +105,8 @@ class Page:
     module_rows: list[ModuleTimeRow] = field(default_factory=list)  # kernel time per module (shared view-model)
     line_rows: list[ModuleTimeRow] = field(default_factory=list)  # ... per user line that built the modules
     empty_verdict: tuple[str, str] = ("clear", "")  # (tone, sentence) shown when there are no findings
+    crash_line: str | None = None  # torch.compile stopped the program: the banner above everything
+    crash_anchor: str | None = None  # the CRS finding's anchor, when it is listed
 
 
 def build_page(analysis: Analysis) -> Page:
@@ -136,6 +139,8 @@ def build_page(analysis: Analysis) -> Page:
         empty_verdict=capture_health.empty_verdict(analysis),
         module_rows=module_time_rows(analysis),
         line_rows=module_time_rows(analysis, by="line"),
+        crash_line=crash_headline(analysis),
+        crash_anchor=next((f.anchor for f in analysis.findings if f.family == "CRS"), None),
     )
 
 
