@@ -127,7 +127,13 @@ def main() -> int:
                            project, env)
     check(traced.returncode == plain.returncode, f"tdiag run keeps the exit code ({traced.returncode})")
     check(traced.stdout == plain.stdout, "tdiag run keeps stdout")
-    check(program_stderr(traced.stderr) == GLOG.sub("", plain.stderr), "tdiag run keeps the traceback (stderr)")
+    same_stderr = program_stderr(traced.stderr) == GLOG.sub("", plain.stderr)
+    check(same_stderr, "tdiag run keeps the traceback (stderr)")
+    if not same_stderr:
+        import difflib
+
+        print("".join(difflib.unified_diff(GLOG.sub("", plain.stderr).splitlines(True),
+                                           program_stderr(traced.stderr).splitlines(True), "python", "tdiag run")))
     if not (record / "events.jsonl").exists():
         print(traced.stderr[-4000:])
         check(False, "tdiag run wrote a record")

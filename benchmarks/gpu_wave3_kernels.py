@@ -63,7 +63,7 @@ def main() -> int:
         run_dir = Path(tmp) / "run"
         window = ["--no-profile"] if cpu else ["--profile-window", "20:5"]
         cmd = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", *window, "-o", str(run_dir), str(program)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=900)  # not the repo root: its tdiag/ folder would shadow the installed package
         check(proc.returncode == 0, f"tdiag run exit code {proc.returncode} {proc.stderr[-2000:]}")
         if proc.returncode != 0:
             return 1

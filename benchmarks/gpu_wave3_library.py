@@ -129,6 +129,12 @@ def llama() -> None:
     from tdiag.analyzer.paths import is_library_display
 
     root = project("llama_generate", LLAMA)
+    # the same program under plain python and under tdiag without its runtime window: whose crash is it?
+    plain = subprocess.run([sys.executable, "llama_generate.py"], cwd=root, env=env(root), capture_output=True,
+                           text=True, timeout=600)
+    print(f"llama: plain python exit status {plain.returncode}")
+    quiet = tdiag(root, "run", "--no-tui", "-q", "--no-profile", "-o", "rec-np", "llama_generate.py")
+    print(f"llama: tdiag run --no-profile exit status {quiet.returncode}")
     t0 = time.perf_counter()
     run = tdiag(root, "run", "--no-tui", "-q", "-o", "rec", "llama_generate.py")
     check(run.returncode == 0, f"llama: tdiag run exit status {run.returncode} ({time.perf_counter() - t0:.1f}s)")
@@ -171,7 +177,8 @@ def main() -> int:
         if not torch.cuda.is_available():
             print("SKIP: CUDA is not available (run with --cpu for the GPT-2 part on CPU)")
             return 0
-    gpt2("cpu" if cpu else "cuda")
+    if "--llama-only" not in sys.argv:
+        gpt2("cpu" if cpu else "cuda")
     if not cpu:
         llama()
     print(f"{len(FAILURES)} check(s) failed" if FAILURES else "all checks passed")
