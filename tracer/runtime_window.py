@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tdiag.tracer import dynamo_skip
+
 Write = Callable[[dict[str, Any]], None]
 
 # Safety bound: a window whose next step boundary never comes (the program left its loop) is abandoned this long after
@@ -86,11 +88,17 @@ class RuntimeWindow:
 
     # -- installation -------------------------------------------------------------------------------------------
     def install(self) -> Callable[[], None] | None:
-        """Wrap what torch.compile returns; ``None`` when this torch has no such entry point."""
+        """Wrap what torch.compile returns; ``None`` when this torch has no such entry point.
+
+        Raises ``DynamoSkipUnavailable`` (nothing installed) when this torch cannot be told to skip the wrapper: a
+        wrapper Dynamo could compile would change what the program compiles (docs/runtime-window.md).
+        """
         try:
             from torch._dynamo.eval_frame import _TorchDynamoContext
         except Exception:
             return None
+        # the wrapper, and every method torch's hooks call while a compiled frame's eager part may be running
+        dynamo_skip.hide(dynamo_skip.nested_code(_wrapper, "compiled_step"), *dynamo_skip.codes_of(RuntimeWindow))
         original = _TorchDynamoContext.__call__
         window = self
 
@@ -114,21 +122,7 @@ class RuntimeWindow:
         return undo
 
     def _wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        window = self
-
-        @functools.wraps(fn)  # copies torch's _torchdynamo_* attributes: Dynamo inlines through us as through fn
-        def compiled_step(*args: Any, **kwargs: Any) -> Any:
-            if not window.active or window._depth or threading.get_ident() != window._main:
-                return fn(*args, **kwargs)
-            window._step_boundary(compiled_step)
-            window._depth = 1
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                window._depth = 0
-
-        compiled_step._torchdynamo_wrapper_id = id(compiled_step)  # torch's innermost_fn unwraps us to fn
-        return compiled_step
+        return _wrapper(self, fn)
 
     # -- compile brackets (from tracer.progress) ----------------------------------------------------------------
     def on_compile(self, event: dict[str, Any]) -> None:
@@ -261,6 +255,27 @@ class RuntimeWindow:
         else:
             self._finish()
             self.write({"type": "runtime", "status": "not_measured", "reason": reason, "steps_seen": self._steps_seen})
+
+
+def _wrapper(window: RuntimeWindow, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Every wrapper shares one code object, which ``install`` told Dynamo's frame evaluator to skip, recursively
+    (``dynamo_skip``): Dynamo never compiles it nor anything tdiag runs from it, whatever callback is active when it
+    is called (the eager part of an outer compiled frame). ``fn`` (torch's own compile wrapper) sets its own callback
+    on entry, as it always does, so the program's compiled code is reached exactly as without tdiag."""
+
+    @functools.wraps(fn)  # copies torch's _torchdynamo_* attributes: a tracing Dynamo inlines what fn would inline
+    def compiled_step(*args: Any, **kwargs: Any) -> Any:
+        if not window.active or window._depth or threading.get_ident() != window._main:
+            return fn(*args, **kwargs)
+        window._step_boundary(compiled_step)
+        window._depth = 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            window._depth = 0
+
+    compiled_step._torchdynamo_wrapper_id = id(compiled_step)  # torch's innermost_fn unwraps us to fn
+    return compiled_step
 
 
 @contextlib.contextmanager
