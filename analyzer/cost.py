@@ -18,6 +18,7 @@ from tdiag.analyzer.runtime import RankWindow
 
 COMPILE_FAMILIES = ("RCP", "DYN", "CMP")
 KERNEL_FAMILIES = ("LOW",)
+RUNTIME_FAMILIES = ("RUN",)  # measured by the window itself: their evidence holds the seconds
 # Findings whose eager time happens outside any compiled frame: it is in the window's eager time, but this version
 # cannot tell it apart from the program's own eager code (no Python stacks are recorded in the window).
 UNATTRIBUTABLE = ("BRK006", "RCP005")
@@ -52,6 +53,10 @@ def _cost(analysis: Analysis, f: Finding, windows: list[RankWindow], total_compi
         if best[0] > 0:
             return _measured(best)
         return _compile_cost(analysis, f, total_compile)
+    if family in RUNTIME_FAMILIES and windows:
+        seconds = getattr(f.evidence, "seconds", None)
+        if isinstance(seconds, (int, float)) and seconds > 0:
+            return _measured((float(seconds), windows[0]))
     if family in KERNEL_FAMILIES and windows:
         seconds = _kernel_seconds(analysis, f)
         if seconds is not None:

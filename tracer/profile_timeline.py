@@ -8,9 +8,15 @@ microseconds from the window start. Only what attribution needs is kept:
 - ``guards``: each ``TorchDynamo Cache Lookup`` (guard evaluation) on that thread;
 - ``backward``: each compiled backward (``CompiledFunctionBackward``), on any thread, with its device time;
 - ``compiles``: compiles that ran inside the window (from tdiag's compile brackets);
-- ``kernels``: device time per kernel name (CUDA), to join with the record's kernel table by name.
+- ``kernels``: device time per kernel name (CUDA), to join with the record's kernel table by name;
+- ``device_time``: (CUDA) how long the device was busy (the union of its kernels, copies and sets) in the window.
 
-Eager time is what is left of the window: the analyzer attributes it (``analyzer/runtime.py``).
+Eager time is what is left of the window. It is labelled by the outermost profiler event on the stepping thread
+that covers it (``eager:optimizer`` for ``Optimizer.step#...``/``zero_grad``, ``eager:backward`` for autograd's
+eager backward functions on any thread, ``eager:data`` for copies and DataLoader iteration, ``eager:loss`` for loss
+ops, ``eager:ops`` for other aten ops) and ``eager`` where no event covers it (Python). The analyzer attributes it
+(``analyzer/runtime.py``). Only events that start inside [t0, t1) count: a partial window ends at the last step
+boundary, and what ran after it is not this window's.
 """
 
 from __future__ import annotations
@@ -25,12 +31,16 @@ GRAPH_CALL = "## Call CompiledFxGraph"
 MAX_SPANS = 200_000  # a window of tiny steps is cut here, and says so
 
 
-def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple[str | None, float, float]]) -> dict[str, Any]:
+def timeline(
+    profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple[str | None, float, float]], cuda: bool = False
+) -> dict[str, Any]:
     events = profiler.profiler.kineto_results.events()
     t0, t1 = int(t0_wall * 1e9), int(t1_wall * 1e9)
     cpu, device = [], []
     for e in events:
         (cpu if e.device_type().name == "CPU" else device).append(e)
+    device = _launched_before(cpu, device, t1)
+    cpu = [e for e in cpu if e.start_ns() < t1]
     step_thread = _stepping_thread(cpu)
     main = sorted((e for e in cpu if e.start_thread_id() == step_thread), key=lambda e: e.start_ns())
     regions = [_span(e) + (e.name()[len(REGION):],) for e in main if e.name().startswith(REGION)]
@@ -56,6 +66,7 @@ def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple
         # the graph (a break's eager part) launches eager kernels, so each kernel lands in one graph at most
         g["device_ns"] += _device_in(launched, start, graph_end)
     spans += [(a, b, (1, 0.5), "backward", None) for a, b in backward]
+    spans += _eager_spans(main, cpu)
     spans += [(a, b, (2, 0), "guard", None) for a, b in lookups]
     for cid, s, e in compiles:
         spans.append((int(s * 1e9), int(e * 1e9), (3, 0), "compile", cid))
@@ -71,7 +82,48 @@ def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple
         # kernel time whose launching op was not found (it counts in no graph): a check on the link above
         "unlinked_device_us": (sum(ns for _, ns in kernels.values()) - sum(ns for _, ns in launched)) // 1000,
         "truncated": truncated,
+        **({"device_time": {"busy_us": _busy(device, t0) // 1000}} if cuda else {}),
     }
+
+
+OPTIMIZER = ("Optimizer.step#", "Optimizer.zero_grad#")
+DATA_LOADING = "enumerate(DataLoader)#"
+DATA_OPS = frozenset(("aten::to", "aten::_to_copy", "aten::copy_", "aten::pin_memory", "aten::contiguous"))
+EAGER_BACKWARD = "autograd::engine::evaluate_function: "
+LOSS = ("loss", "cross_entropy", "nll_")
+
+
+def _eager_spans(main: list[Any], cpu: list[Any]) -> list[tuple[int, int, tuple[int, float], str, None]]:
+    """What ran outside compiled code, by the outermost event covering it: below every compiled-code span, so only
+    time no region, guard, compile or compiled backward covers is labelled here. Higher priority: the outer label."""
+    spans = []
+    for e in main:
+        name = e.name()
+        if name.startswith(OPTIMIZER):
+            label, prio = "eager:optimizer", 0.9
+        elif name in DATA_OPS or name.startswith(DATA_LOADING):
+            label, prio = "eager:data", 0.7
+        elif name.startswith("aten::"):
+            label, prio = ("eager:loss", 0.6) if any(k in name for k in LOSS) else ("eager:ops", 0.5)
+        else:
+            continue
+        spans.append(_span(e) + ((0, prio), label, None))
+    for e in cpu:  # eager backward runs on autograd's device threads too (CUDA): the stepping thread waits meanwhile
+        if e.name().startswith(EAGER_BACKWARD) and e.name() != BACKWARD:
+            spans.append(_span(e) + ((0, 0.8), "eager:backward", None))
+    return spans
+
+
+def _launched_before(cpu: list[Any], device: list[Any], t1: int) -> list[Any]:
+    """Device activity the window's host code launched: its launching op started before ``t1``."""
+    op_start = {e.correlation_id(): e.start_ns() for e in cpu if e.linked_correlation_id() == 0}
+    return [e for e in device if op_start.get(e.linked_correlation_id(), e.start_ns()) < t1]
+
+
+def _busy(device: list[Any], t0: int) -> int:
+    """Nanoseconds in which the device ran anything (kernels, copies, sets; streams overlapping counted once)."""
+    spans = sorted(_span(e) for e in device if e.duration_ns() > 0 and not e.is_user_annotation() and e.start_ns() >= t0)
+    return _covered(spans, spans[0][0], spans[-1][1]) if spans else 0
 
 
 def device_kernels(cpu: list[Any], device: list[Any]) -> tuple[dict[str, list[int]], list[tuple[int, int]]]:
@@ -166,7 +218,7 @@ def _sweep(spans: list[tuple[int, int, tuple[int, float], str, str | None]], t0:
             heapq.heappush(heap, ((-prio[0], -prio[1]), i, i))
         else:
             ended.add(i)
-    totals["eager"][""] += t1 - prev
+    totals["eager"][""] += t1 - prev  # a label may be "eager:..." or "eager": both are outside compiled code
     return {label: {cid: int(round(ns / 1000)) for cid, ns in by.items()} for label, by in totals.items()}
 
 

@@ -27,6 +27,7 @@ FAMILIES = {
     "DIV": "divergence across ranks",
     "CGR": "CUDA graphs",
     "DST": "distributed training",
+    "RUN": "measured runtime outside compiled code",
 }
 
 
