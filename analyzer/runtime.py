@@ -27,6 +27,9 @@ class RankWindow:
     window_s: float
     after_s: dict[str, float] = field(default_factory=dict)  # compile id -> eager time after its graph
     compile_s: dict[str, float] = field(default_factory=dict)  # compile id -> compile time inside the window
+    # stack samples of the stepping thread inside the window: "path:firstline:name" -> samples it was on the stack
+    samples: dict[str, int] = field(default_factory=dict)
+    sample_total: int = 0
     summary: RuntimeSummary = field(default_factory=RuntimeSummary)
 
 
@@ -99,7 +102,11 @@ def _window(ev: dict[str, Any]) -> RankWindow | None:
     for item in ev.get("compiles") or []:
         if isinstance(item, list) and len(item) == 2 and isinstance(item[1], (int, float)):
             compiles[str(item[0])] = compiles.get(str(item[0]), 0.0) + item[1] * US
-    return RankWindow(rank, summary.steps, summary.window_s, after, compiles, summary)
+    sampled = ev.get("samples") if isinstance(ev.get("samples"), dict) else {}
+    frames = sampled.get("frames") if isinstance(sampled.get("frames"), dict) else {}
+    total = sampled.get("total") if isinstance(sampled.get("total"), int) else 0
+    samples = {k: v for k, v in frames.items() if isinstance(v, int)}
+    return RankWindow(rank, summary.steps, summary.window_s, after, compiles, samples, total, summary)
 
 
 EAGER_PARTS = {

@@ -66,7 +66,7 @@ def timeline(
         # the graph (a break's eager part) launches eager kernels, so each kernel lands in one graph at most
         g["device_ns"] += _device_in(launched, start, graph_end)
     spans += [(a, b, (1, 0.5), "backward", None) for a, b in backward]
-    spans += _eager_spans(main, cpu)
+    spans += _eager_spans(main, cpu, cuda)
     spans += [(a, b, (2, 0), "guard", None) for a, b in lookups]
     for cid, s, e in compiles:
         spans.append((int(s * 1e9), int(e * 1e9), (3, 0), "compile", cid))
@@ -93,15 +93,16 @@ EAGER_BACKWARD = "autograd::engine::evaluate_function: "
 LOSS = ("loss", "cross_entropy", "nll_")
 
 
-def _eager_spans(main: list[Any], cpu: list[Any]) -> list[tuple[int, int, tuple[int, float], str, None]]:
+def _eager_spans(main: list[Any], cpu: list[Any], cuda: bool) -> list[tuple[int, int, tuple[int, float], str, None]]:
     """What ran outside compiled code, by the outermost event covering it: below every compiled-code span, so only
-    time no region, guard, compile or compiled backward covers is labelled here. Higher priority: the outer label."""
+    time no region, guard, compile or compiled backward covers is labelled here. Higher priority: the outer label.
+    Copies count as data movement only with a GPU (on a CPU they are dtype conversions and scalar wrapping)."""
     spans = []
     for e in main:
         name = e.name()
         if name.startswith(OPTIMIZER):
             label, prio = "eager:optimizer", 0.9
-        elif name in DATA_OPS or name.startswith(DATA_LOADING):
+        elif (cuda and name in DATA_OPS) or name.startswith(DATA_LOADING):
             label, prio = "eager:data", 0.7
         elif name.startswith("aten::"):
             label, prio = ("eager:loss", 0.6) if any(k in name for k in LOSS) else ("eager:ops", 0.5)

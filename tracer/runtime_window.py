@@ -70,6 +70,7 @@ def _stop_in_child(window: weakref.ref) -> None:
     if live is not None:
         live.active = False
         live.state = "done"
+        live._sampler = None  # its thread did not survive the fork
         live._profiler = None  # the parent's profiler object: never stopped or read from the child
 
 
@@ -95,6 +96,7 @@ class RuntimeWindow:
         self._t0_wall = 0.0
         self._measured_steps = 0
         self._last_boundary = (0.0, 0.0)  # (wall, perf_counter) of the last step boundary inside the window
+        self._sampler: Any = None  # stack_sampler.StackSampler while the window is open
         self._held: dict[str, Any] | None = None  # a complete window over a step that may still move (see _stop)
         self._undo: Callable[[], None] | None = None
 
@@ -201,6 +203,7 @@ class RuntimeWindow:
             profiler, self._profiler = self._profiler, None
             with _quiet_stderr():
                 profiler.stop()
+            self._stop_sampler()
             self.state = "settling"
         for entry in self._callables.values():
             entry.in_window = entry.in_steps = 0
@@ -217,6 +220,10 @@ class RuntimeWindow:
         self._profiler = profile(activities=activities)
         with _quiet_stderr():
             self._profiler.start()
+        from tdiag.tracer.stack_sampler import StackSampler
+
+        self._sampler = StackSampler(threading.get_ident())
+        self._sampler.start()
         self.state = "measuring"
         self._compiles = []
         self._measured_steps = 0
@@ -237,6 +244,7 @@ class RuntimeWindow:
         profiler, self._profiler = self._profiler, None
         with _quiet_stderr():
             profiler.stop()
+        samples = self._stop_sampler()
         from tdiag.tracer.profile_timeline import timeline
 
         event = timeline(profiler, self._t0_wall, self._t0_wall + window_s, self._compiles, cuda=self._cuda)
@@ -256,6 +264,7 @@ class RuntimeWindow:
             window_s=window_s,
             window_us=int(window_s * 1e6),
             device="cuda" if self._cuda else "cpu",
+            samples=samples,
         )
         if partial or step.order == 0:
             self._finish()
@@ -266,6 +275,10 @@ class RuntimeWindow:
         # earlier one repeats, the step moves to it and a new window replaces this one.
         self._held = event
         self.state = "armed"
+
+    def _stop_sampler(self) -> dict[str, Any] | None:
+        sampler, self._sampler = self._sampler, None
+        return sampler.stop() if sampler is not None else None
 
     def _step_reason(self) -> str:
         step = self._callables[self._anchor]
@@ -303,6 +316,7 @@ class RuntimeWindow:
         self.write({"type": "runtime", "status": "not_measured", "reason": reason, "steps_seen": self._steps_seen})
 
     def _finish(self) -> None:
+        self._stop_sampler()
         self.state = "done"
         self.active = False
         if self._undo is not None:
@@ -362,12 +376,18 @@ class _Callable:
     @classmethod
     def of(cls, wrapper: Callable[..., Any], order: int) -> _Callable:
         user = getattr(wrapper, "_torchdynamo_orig_callable", wrapper)
+        for _ in range(8):  # torch's wrap_inline and functools.wraps layers, down to what the user compiled
+            inner = getattr(user, "__wrapped__", None)
+            if inner is None:
+                break
+            user = inner
         owner = getattr(user, "__self__", None)
-        name = getattr(user, "__qualname__", None) or getattr(wrapper, "__qualname__", "") or "?"
-        if owner is not None and _is_module(owner) and getattr(user, "__name__", "") in _MODULE_CALLS:
-            # torch.compile(model): the model's forward, not nn.Module._wrapped_call_impl
-            name = f"{type(owner).__qualname__}.forward"
-            user = getattr(type(owner), "forward", user)
+        if _is_module(user) or (owner is not None and _is_module(owner) and getattr(user, "__name__", "") in _MODULE_CALLS):
+            module = user if _is_module(user) else owner
+            # torch.compile(model): the model's forward, not nn.Module._wrapped_call_impl or wrap_inline's inner
+            name, user = f"{type(module).__qualname__}.forward", getattr(type(module), "forward", user)
+        else:
+            name = getattr(user, "__qualname__", None) or getattr(wrapper, "__qualname__", "") or "?"
         code = getattr(getattr(user, "__func__", user), "__code__", None)
         return cls(name, code.co_filename if code else None, code.co_firstlineno if code else None, order)
 

@@ -30,6 +30,7 @@ from tdiag.analyzer.rules._runtime_window import lead_window, ms_per_step, step_
 
 RULE = Rule("RUN001", "eager-step-share", "warning", "A large share of the measured step runs outside compiled code")
 MIN_SHARE = 0.25  # of the window, outside compiled graphs and graph breaks' eager parts
+MIN_MS_PER_STEP = 0.5  # below this the step is a toy loop around tiny compiled calls: nothing to move
 FIXES = {
     "optimizer": "compile the optimizer step (torch.compile(opt.step), or one compiled train_step), or use a "
     "foreach=True / fused=True optimizer",
@@ -48,7 +49,7 @@ def check(ctx):
         return []
     other = sum(runtime.eager_parts.values())  # outside compiled frames; breaks' eager parts are not in it
     share = other / runtime.window_s
-    if share < MIN_SHARE:
+    if share < MIN_SHARE or ms_per_step(other, runtime) < MIN_MS_PER_STEP:
         return []
     parts = dict(sorted(runtime.eager_parts.items(), key=lambda kv: -kv[1]))
     top = next(iter(parts))
