@@ -50,6 +50,7 @@ def timeline(
     backward = [_span(e) for e in cpu if e.name() == BACKWARD]
     kernels, launched = device_kernels(cpu, device)
 
+    compiled_device_ns = 0
     lookup_starts = [a for a, _ in lookups]
     region_starts = [r[0] for r in regions]
     spans: list[tuple[int, int, tuple[int, float], str, str | None]] = []  # (start, end, priority, label, compile id)
@@ -65,24 +66,31 @@ def timeline(
         # kernels launched by the graph's own call only: a nested frame's region counts its own, and the code after
         # the graph (a break's eager part) launches eager kernels, so each kernel lands in one graph at most
         g["device_ns"] += _device_in(launched, start, graph_end)
+        compiled_device_ns += _device_in(launched, start, graph_end)
     spans += [(a, b, (1, 0.5), "backward", None) for a, b in backward]
     spans += _eager_spans(main, cpu, cuda)
     spans += [(a, b, (2, 0), "guard", None) for a, b in lookups]
     for cid, s, e in compiles:
         spans.append((int(s * 1e9), int(e * 1e9), (3, 0), "compile", cid))
+    backward_device_ns = sum(_device_in(launched, a, b) for a, b in backward)
+    linked_ns = sum(ns for _, ns in launched)
     totals = _sweep(spans, t0, t1)
     truncated = len(spans) > MAX_SPANS
     return {
         "graphs": {cid: {"calls": v["calls"], "op_us": v["op_us"], "device_us": v["device_ns"] // 1000} for cid, v in per_graph.items()},
         "time_us": totals,  # label -> {compile id or "": microseconds}, a partition of the window
-        "backward": {"calls": len(backward), "device_us": sum(_device_in(launched, a, b) for a, b in backward) // 1000},
+        "backward": {"calls": len(backward), "device_us": backward_device_ns // 1000},
         "guard_calls": len(lookups),
         "compiles": [[cid, int(round((e - s) * 1e6))] for cid, s, e in compiles if e > t0_wall and s < t1_wall],
         "kernels": {name: [calls, ns // 1000] for name, (calls, ns) in sorted(kernels.items())},
         # kernel time whose launching op was not found (it counts in no graph): a check on the link above
         "unlinked_device_us": (sum(ns for _, ns in kernels.values()) - sum(ns for _, ns in launched)) // 1000,
         "truncated": truncated,
-        **({"device_time": {"busy_us": _busy(device, t0) // 1000}} if cuda else {}),
+        **({"device_time": {
+            "busy_us": _busy(device, t0) // 1000,
+            # kernels launched outside compiled graphs' own calls (optimizer, loss, breaks' eager parts)
+            "outside_graphs_us": max(linked_ns - compiled_device_ns - backward_device_ns, 0) // 1000,
+        }} if cuda else {}),
     }
 
 

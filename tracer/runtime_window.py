@@ -386,6 +386,10 @@ class _Callable:
             module = user if _is_module(user) else owner
             # torch.compile(model): the model's forward, not nn.Module._wrapped_call_impl or wrap_inline's inner
             name, user = f"{type(module).__qualname__}.forward", getattr(type(module), "forward", user)
+            for _ in range(8):  # a library's decorators on forward (transformers' can_return_tuple, ...)
+                user = getattr(user, "__wrapped__", None) or user
+                if not hasattr(user, "__wrapped__"):
+                    break
         else:
             name = getattr(user, "__qualname__", None) or getattr(wrapper, "__qualname__", "") or "?"
         code = getattr(getattr(user, "__func__", user), "__code__", None)
