@@ -8,7 +8,8 @@ microseconds from the window start. Only what attribution needs is kept:
 - ``guards``: each ``TorchDynamo Cache Lookup`` (guard evaluation) on that thread;
 - ``backward``: each compiled backward (``CompiledFunctionBackward``), on any thread, with its device time;
 - ``compiles``: compiles that ran inside the window (from tdiag's compile brackets);
-- ``kernels``: device time per kernel name (CUDA), to join with the record's kernel table by name;
+- ``kernels``: device time per kernel name (CUDA), to join with the record's kernel table by name; on CPU, the time of
+  each Inductor C++ kernel where the generated code records it (``cpu_kernels``);
 - ``device_time``: (CUDA) how long the device was busy (the union of its kernels, copies and sets) in the window.
 
 Eager time is what is left of the window. It is labelled by the outermost profiler event on the stepping thread
@@ -49,6 +50,9 @@ def timeline(
     ops = [_span(e) for e in main if e.name().startswith("aten::")]
     backward = [_span(e) for e in cpu if e.name() == BACKWARD]
     kernels, launched = device_kernels(cpu, device)
+    unlinked_ns = sum(ns for _, ns in kernels.values()) - sum(ns for _, ns in launched)
+    if not device:
+        kernels = cpu_kernels(main)
 
     compiled_device_ns = 0
     lookup_starts = [a for a, _ in lookups]
@@ -84,7 +88,7 @@ def timeline(
         "compiles": [[cid, int(round((e - s) * 1e6))] for cid, s, e in compiles if e > t0_wall and s < t1_wall],
         "kernels": {name: [calls, ns // 1000] for name, (calls, ns) in sorted(kernels.items())},
         # kernel time whose launching op was not found (it counts in no graph): a check on the link above
-        "unlinked_device_us": (sum(ns for _, ns in kernels.values()) - sum(ns for _, ns in launched)) // 1000,
+        "unlinked_device_us": unlinked_ns // 1000,
         "truncated": truncated,
         **({"device_time": {
             "busy_us": _busy(device, t0) // 1000,
@@ -157,6 +161,24 @@ def device_kernels(cpu: list[Any], device: list[Any]) -> tuple[dict[str, list[in
             launched.append((host, e.duration_ns()))
     launched.sort()
     return kernels, launched
+
+
+CPP_KERNEL = "cpp_fused_"
+
+
+def cpu_kernels(main: list[Any]) -> dict[str, list[int]]:
+    """CPU time per Inductor C++ kernel, where the generated code records each one: only with Inductor's
+    ``cpp.enable_kernel_profile`` (``TORCHINDUCTOR_CPP_ENABLE_KERNEL_PROFILE=1``), which wraps every kernel in a
+    ``RECORD_FUNCTION`` named after it. Without it the profiler sees no C++ kernel (they are called straight from the
+    generated Python ``call``), so this is empty and the kernel table has no per-kernel time on CPU."""
+    kernels: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for e in main:
+        name = e.name()
+        at = name.find(CPP_KERNEL)
+        if at >= 0:  # recorded as graph_<n>_cpp_fused_...: the kernel table names it without the prefix
+            kernels[name[at:]][0] += 1
+            kernels[name[at:]][1] += e.duration_ns()
+    return kernels
 
 
 def _span(e: Any) -> tuple[int, int]:
