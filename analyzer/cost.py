@@ -1,7 +1,8 @@
 """What each finding costs, and the ranking that follows from it.
 
 - A graph break's cost is the eager time its frame ran after its graph, up to the resumed graph (``after`` time of
-  the compile ids where it broke), measured in the window: ``basis: measured``.
+  the compile ids where it broke), plus the call overhead of the resume function's graph the break created
+  (``_resume_overhead``), measured in the window: ``basis: measured``. The eager part alone is ``attributed``.
 - Recompile-family and compile findings cost the compile time of their graphs: inside the window when a compile
   happened there (a recompile storm; ``measured``), else their compile seconds over the whole run (``compile``).
 - Kernel findings cost the measured device time of the kernels they name (CUDA; ``measured``).
@@ -35,7 +36,7 @@ def attach(analysis: Analysis, windows: list[RankWindow]) -> None:
     if runtime is None or runtime.status != "measured" or not windows:
         return
     for w in windows:
-        attributed = sum(_break_seconds(f, w) for f in analysis.findings)
+        attributed = sum(_break_seconds(f, w) for f in analysis.findings)  # eager parts only: the partition
         w.summary.attributed_s = round(attributed, 6)
         w.summary.unattributed_s = round(max(w.summary.eager_s - attributed, 0.0), 6)
         if runtime.per_rank:
@@ -53,7 +54,7 @@ def _cost(analysis: Analysis, f: Finding, windows: list[RankWindow], total_compi
             return _measured(best)
         return _compile_cost(analysis, f, total_compile) if family in COMPILE_FAMILIES else Cost(basis="none")
     if family == "BRK" and windows:
-        return _measured(max(((_break_seconds(f, w), w) for w in windows), key=lambda p: p[0]))
+        return _measured(max(((_break_seconds(f, w) + _resume_overhead(analysis, f, w), w) for w in windows), key=lambda p: p[0]))
     if family in COMPILE_FAMILIES:
         in_window = [(sum(w.compile_s.get(c, 0.0) for c in _cids(f, w)), w) for w in windows]
         best = max(in_window, key=lambda p: p[0], default=(0.0, None))
@@ -117,6 +118,22 @@ def _cids(f: Finding, w: RankWindow) -> set[str]:
     if f.graph_keys:
         return {k.compile_id for k in f.graph_keys if k.rank == w.rank}
     return set(f.compile_ids)
+
+
+def _resume_overhead(analysis: Analysis, f: Finding, w: RankWindow) -> float:
+    """What the extra graph a break creates costs to call: the host time of the resume function's graph
+    (``torch_dynamo_resume_in_<function>_at_<line>``, same file) not spent in its ops (CPU) or kernels (CUDA). Removing
+    the break merges that graph into the one before it, so this overhead (the compiled wrapper, AOTAutograd's runtime
+    wrapper, the graph entry) goes with it. It lies in the window's ``compiled`` time, so it is part of the break's
+    cost but not of the eager partition. The lost fusion across the break is not in it: only the fix reveals that."""
+    if not f.function or not f.line:
+        return 0.0
+    name = f"torch_dynamo_resume_in_{f.function}_at_{f.line}"
+    total = 0.0
+    for g in analysis.graphs:
+        if g.rank == w.rank and g.code_name == name and g.path == f.path and g.runtime is not None:
+            total += max(g.runtime.host_s - (g.runtime.device_s or 0.0), 0.0)
+    return total
 
 
 def _break_seconds(f: Finding, w: RankWindow) -> float:

@@ -70,7 +70,9 @@ def test_window_reconciles(hot_loop):
     r = hot_loop.summary.runtime
     parts = r.compiled_s + r.attributed_s + r.unattributed_s + r.guard_s + r.compile_s
     assert parts == pytest.approx(r.window_s, rel=0.10)
-    assert r.attributed_s == pytest.approx(sum(f.cost.total_s for f in hot_loop.findings if f.cost and f.family == "BRK"))
+    # the breaks' eager parts are the attributed eager time; their costs also hold their resume graphs' call overhead
+    # (inside "compiled"), so they are at least that
+    assert 0 < r.attributed_s <= sum(f.cost.total_s for f in hot_loop.findings if f.cost and f.family == "BRK") + 1e-6
 
 
 def test_too_short_program_says_not_measured(tmp_path, session_env):
