@@ -21,17 +21,15 @@ from tdiag.analyzer.model import (
     Summary,
 )
 from tdiag.analyzer.paths import PathMapper, user_function_name
-from tdiag.analyzer.torch_text import parse_graph_break, parse_guard_failure, parse_guard_tree, split_recompile_payload
+from tdiag.analyzer.torch_text import (
+    hit_recompile_limit,
+    parse_graph_break,
+    parse_guard_failure,
+    parse_guard_tree,
+    split_recompile_payload,
+)
 
-RECOMPILE_LIMIT_MARKERS = ("recompile limit", "cache_size_limit", "recompile_limit")
-CACHE_ARTIFACTS = {
-    "artifact:fx_graph_cache_hit": ("fx_graph", "hit"),
-    "artifact:fx_graph_cache_miss": ("fx_graph", "miss"),
-    "artifact:fx_graph_cache_bypass": ("fx_graph", "bypass"),
-    "artifact:aotautograd_cache_hit": ("aotautograd", "hit"),
-    "artifact:aotautograd_cache_miss": ("aotautograd", "miss"),
-    "artifact:aotautograd_cache_bypass": ("aotautograd", "bypass"),
-}
+from tdiag import torch_events as te
 
 
 def build(record: Any, suggestions: bool = True) -> Analysis:
@@ -141,17 +139,17 @@ class Builder:
         bwd: dict[tuple[Any, str | None], dict[str, Any]] = {}
         for ev in self.log.torch:
             key = (ev.rank, ev.compile_id)
-            if ev.name == "dynamo_cpp_guards_str" or ev.name == "dynamo_guards":
+            if ev.name in (te.DYNAMO_CPP_GUARDS_STR, te.DYNAMO_GUARDS):
                 guards[key] = ev
-            elif ev.name == "dynamo_output_graph":
+            elif ev.name == te.DYNAMO_OUTPUT_GRAPH:
                 graph_code[key] = ev
-            elif ev.name in CACHE_ARTIFACTS:
-                stage, state = CACHE_ARTIFACTS[ev.name]
+            elif ev.name in te.CACHE_RESULTS:
+                stage, state = te.CACHE_RESULTS[ev.name]
                 cache[key][stage] = state
-            elif ev.name == "bwd_compilation_metrics":
+            elif ev.name == te.BWD_COMPILATION_METRICS:
                 bwd[key] = ev.data
         graphs = []
-        for ev in self.log.named("compilation_metrics"):
+        for ev in self.log.named(te.COMPILATION_METRICS):
             m = ev.data
             cid = str(m.get("compile_id") or ev.compile_id)
             key = (ev.rank, cid)
@@ -208,9 +206,9 @@ class Builder:
         for s in self.log.break_sites:
             sites_by_cid[(s.get("rank"), s.get("compile_id"))].append(s)
         failed = {(g.rank, g.compile_id): g for g in self.analysis.graphs if g.status == "failed"}
-        starts = {(ev.rank, ev.compile_id): ev for ev in self.log.named("dynamo_start")}
+        starts = {(ev.rank, ev.compile_id): ev for ev in self.log.named(te.DYNAMO_START)}
         out = []
-        for ev in self.log.named("artifact:dynamo_graph_break_reason"):
+        for ev in self.log.named(te.GRAPH_BREAK_REASON):
             text = ev.payload or ""
             parsed = parse_graph_break(text)
             cid = ev.compile_id or "?"
@@ -269,9 +267,9 @@ class Builder:
     # -- recompilations -------------------------------------------------------------------------------------------
     def _recompiles(self) -> list[Recompile]:
         graphs = {(g.rank, g.compile_id): g for g in self.analysis.graphs}
-        starts = {(ev.rank, ev.compile_id): ev for ev in self.log.named("dynamo_start")}
+        starts = {(ev.rank, ev.compile_id): ev for ev in self.log.named(te.DYNAMO_START)}
         out = []
-        for ev in self.log.named("artifact:recompile_reasons"):
+        for ev in self.log.named(te.RECOMPILE_REASONS):
             cid = ev.compile_id or "?"
             g = graphs.get((ev.rank, cid))
             failures = []
@@ -324,7 +322,7 @@ class Builder:
         """(rank, index) -> file name: each process interns its own file names."""
         if not hasattr(self, "_names"):
             self._names = {}
-            for ev in self.log.named("str"):
+            for ev in self.log.named(te.STR):
                 value = ev.meta.get("str")
                 if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], int):
                     self._names[(ev.rank, value[1])] = value[0]
@@ -334,7 +332,7 @@ class Builder:
     def _frames(self) -> list[FrameInfo]:
         frames: dict[tuple[int | None, int], FrameInfo] = {}
         entries: dict[tuple[int | None, int], Site] = {}  # the first user line seen entering each frame
-        for ev in self.log.named("dynamo_start"):
+        for ev in self.log.named(te.DYNAMO_START):
             key = (ev.rank, _int(ev.meta.get("frame_id")))
             if key not in entries:
                 site = self._call_site(ev)
@@ -347,13 +345,13 @@ class Builder:
                 f = frames[key] = FrameInfo(g.frame_id, user_function_name(g.code_name) or "?", g.path, g.line, rank=g.rank)
                 f.call_site = entries.get(key)
             f.variants.append(g.compile_id)
-            if g.fail_reason and any(m in g.fail_reason.lower() for m in RECOMPILE_LIMIT_MARKERS):
+            if hit_recompile_limit(g.fail_reason):
                 f.hit_recompile_limit = True
         for r in self.analysis.recompiles:
             f = frames.get((r.rank, r.frame_id))
             if f is not None:
                 f.recompiles += 1
-        for ev in self.log.named("create_symbol"):
+        for ev in self.log.named(te.CREATE_SYMBOL):
             d = ev.data
             source = str(d.get("source") or "")
             f = frames.get((ev.rank, _int(ev.meta.get("frame_id"))))

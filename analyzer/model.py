@@ -439,7 +439,9 @@ class Analysis:
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self, include_code: bool = True) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
+        # The code store is left out of the deep copy: asdict would resolve every lazy loader (read every blob of
+        # the record) even for an export without code.
+        data = dataclasses.asdict(dataclasses.replace(self, code={}))
         data["code"] = dict(self.code.items()) if include_code else {}
         return data
 

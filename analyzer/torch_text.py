@@ -208,3 +208,11 @@ def parse_guard_tree(payload: str | None) -> list[Guard]:
             g.source, g.path, g.line, g.function = cm["source"].strip(), cm["loc"], int(cm["line"]), cm["func"]
         guards.append(g)
     return guards
+
+
+# How torch's compile failure says a frame hit the recompile limit (the config was cache_size_limit before 2.6).
+RECOMPILE_LIMIT_MARKERS = ("recompile limit", "cache_size_limit", "recompile_limit")
+
+
+def hit_recompile_limit(fail_reason: str | None) -> bool:
+    return bool(fail_reason) and any(m in fail_reason.lower() for m in RECOMPILE_LIMIT_MARKERS)

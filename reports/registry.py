@@ -10,12 +10,18 @@ from __future__ import annotations
 import io
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Generic, Protocol, TextIO, TypeVar
 
 from tdiag.errors import TdiagError
+
+if TYPE_CHECKING:
+    from tdiag.analyzer.diff import AnalysisDiff as DiffResult
+    from tdiag.analyzer.model import Analysis
+
+    from tdiag.fixing.loop import FixReport
 
 
 @dataclass(frozen=True)
@@ -28,54 +34,58 @@ class ReportOptions:
     base: str = ""  # diff: how the two records were named
     new: str = ""
     fail_on: str = "warning"  # diff: the severity that makes a new finding a regression
+    show_diffs: bool = True  # fix: each patch's diff under it
 
 
-class Reporter(Protocol):
+Subject = TypeVar("Subject", contravariant=True)  # what a reporter renders: an Analysis, or a DiffResult
+
+
+class Reporter(Protocol[Subject]):
     name: str
-    extension: str  # the usual file extension, with its dot
+    extensions: tuple[str, ...]  # file extensions it is guessed from, with their dot; the first is the usual one
     is_human_readable: bool
 
-    def render(self, subject: Any, out: TextIO, options: ReportOptions) -> None:
-        """Write ``subject`` (an Analysis; a DiffResult for the diff reporters) to ``out``."""
+    def render(self, subject: Subject, out: TextIO, options: ReportOptions) -> None:
+        """Write ``subject`` to ``out``."""
 
 
 @dataclass(frozen=True)
-class TextReporter:
+class TextReporter(Generic[Subject]):
     """A reporter made of a function that returns the whole text."""
 
     name: str
-    extension: str
+    extensions: tuple[str, ...]
     is_human_readable: bool
-    to_text: Callable[[Any, ReportOptions], str]
+    to_text: Callable[[Subject, ReportOptions], str]
 
-    def render(self, subject: Any, out: TextIO, options: ReportOptions) -> None:
+    def render(self, subject: Subject, out: TextIO, options: ReportOptions) -> None:
         out.write(self.to_text(subject, options))
 
 
 @dataclass(frozen=True)
 class ConsoleReporter:
     name: str = "console"
-    extension: str = ".txt"
+    extensions: tuple[str, ...] = (".txt",)
     is_human_readable: bool = True
 
-    def render(self, subject: Any, out: TextIO, options: ReportOptions) -> None:
+    def render(self, subject: Analysis, out: TextIO, options: ReportOptions) -> None:
         from tdiag.reports.console import print_summary
 
         print_summary(subject, options.run_dir, file=out)
 
 
-def _json(analysis: Any, options: ReportOptions) -> str:
+def _json(analysis: Analysis, options: ReportOptions) -> str:
     return json.dumps(analysis.to_dict(include_code=options.include_code), indent=2, default=str) + "\n"
 
 
-def _html(analysis: Any, options: ReportOptions) -> str:
+def _html(analysis: Analysis, options: ReportOptions) -> str:
     from tdiag.reports.html import render_html
 
     return render_html(analysis)
 
 
-def _lint(fmt: str) -> Callable[[Any, ReportOptions], str]:
-    def to_text(analysis: Any, options: ReportOptions) -> str:
+def _lint(fmt: str) -> Callable[[Analysis, ReportOptions], str]:
+    def to_text(analysis: Analysis, options: ReportOptions) -> str:
         from tdiag.reports.lint import LintOptions, render
 
         return render(analysis, fmt, LintOptions(record=options.record))
@@ -83,31 +93,53 @@ def _lint(fmt: str) -> Callable[[Any, ReportOptions], str]:
     return to_text
 
 
-def _diff_text(result: Any, options: ReportOptions) -> str:
+def _diff_text(result: DiffResult, options: ReportOptions) -> str:
     from tdiag.reports.diff_text import render_text
 
     return render_text(result, options)
 
 
-def _diff_json(result: Any, options: ReportOptions) -> str:
+def _diff_json(result: DiffResult, options: ReportOptions) -> str:
     return json.dumps(result.to_dict(options.fail_on), indent=2) + "\n"
 
 
-# lint format -> (extension, human readable); the renderers themselves are in reports/lint.
-LINT_FORMATS = {
-    "full": (".txt", True), "concise": (".txt", True), "json": (".json", False), "json-lines": (".jsonl", False),
-    "sarif": (".sarif", False), "github": (".txt", False), "junit": (".xml", False),
+def _fix_text(report: FixReport, options: ReportOptions) -> str:
+    from tdiag.fixing.render import print_report
+
+    out = io.StringIO()
+    print_report(report, out, show_diffs=options.show_diffs)
+    return out.getvalue()
+
+
+def _fix_json(report: FixReport, options: ReportOptions) -> str:
+    return json.dumps(report.to_dict(), indent=2, default=str) + "\n"
+
+
+# lint format -> (renderer module in reports/lint, extensions, human readable). ``statistics``: findings counted
+# per code (``tdiag lint --statistics`` picks it, or ``statistics-json`` with a JSON format).
+LINT_FORMATS: dict[str, tuple[str, tuple[str, ...], bool]] = {
+    "full": ("full", (".txt",), True),
+    "concise": ("concise", (".txt",), True),
+    "json": ("json_array", (".json",), False),
+    "json-lines": ("json_lines", (".jsonl",), False),
+    "sarif": ("sarif", (".sarif", ".sarif.json"), False),
+    "github": ("github", (".txt",), False),
+    "junit": ("junit", (".xml",), False),
+    "statistics": ("statistics", (".txt",), True),
+    "statistics-json": ("statistics_json", (".json",), False),
 }
 
 REPORTERS: dict[str, Reporter] = {
     reporter.name: reporter
     for reporter in (
         ConsoleReporter(),
-        TextReporter("json", ".json", False, _json),
-        TextReporter("html", ".html", True, _html),
-        *(TextReporter(f"lint-{fmt}", ext, human, _lint(fmt)) for fmt, (ext, human) in LINT_FORMATS.items()),
-        TextReporter("diff-text", ".txt", True, _diff_text),
-        TextReporter("diff-json", ".json", False, _diff_json),
+        TextReporter("json", (".json",), False, _json),
+        TextReporter("html", (".html", ".htm"), True, _html),
+        *(TextReporter(f"lint-{fmt}", ext, human, _lint(fmt)) for fmt, (_, ext, human) in LINT_FORMATS.items()),
+        TextReporter("diff-text", (".txt",), True, _diff_text),
+        TextReporter("diff-json", (".json",), False, _diff_json),
+        TextReporter("fix-text", (".txt",), True, _fix_text),
+        TextReporter("fix-json", (".json",), False, _fix_json),
     )
 }
 
@@ -119,7 +151,14 @@ def get_reporter(name: str) -> Reporter:
         raise TdiagError(f"no output format {name!r} (known: {', '.join(sorted(REPORTERS))})") from None
 
 
-def write_report(reporter: Reporter, subject: Any, output: str | Path | None, options: ReportOptions) -> None:
+def guess_format(output: str | Path | None, among: Iterable[str], default: str) -> str:
+    """The reporter of ``among`` whose extension ``output`` ends with (the longest match), else ``default``."""
+    name = str(output or "").lower()
+    matches = [(len(ext), fmt) for fmt in among for ext in REPORTERS[fmt].extensions if name.endswith(ext)]
+    return max(matches)[1] if matches else default
+
+
+def write_report(reporter: Reporter[Subject], subject: Subject, output: str | Path | None, options: ReportOptions) -> None:
     """Render to stdout, or to ``output`` whole (never a half-written file); an unwritable path is a TdiagError."""
     if output is None:
         reporter.render(subject, sys.stdout, options)

@@ -102,4 +102,6 @@ def report_internal_error(name: str, exc: BaseException, verbose: bool) -> None:
         where = f"not saved ({write_error.strerror or write_error})"
     if verbose:
         sys.stderr.write(text)
-    print(f"tdiag {name}: internal error: {type(exc).__name__}: {exc} (traceback {where}; -v prints it)", file=sys.stderr)
+    # AnalysisFailed says which record and what failed itself; its traceback file and -v show the original's
+    what = str(exc) if type(exc).__name__ == "AnalysisFailed" else f"{type(exc).__name__}: {exc}"
+    print(f"tdiag {name}: internal error: {what} (traceback {where}; -v prints it)", file=sys.stderr)

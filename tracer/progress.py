@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tdiag import torch_events as te
+
 ProgressKind = Literal["compile_start", "compile_end", "frame", "compiled", "graph_break", "recompile"]
 
 
@@ -30,14 +32,14 @@ def from_bracket(event: dict[str, Any]) -> CompileProgress | None:
 
 def from_torch_event(name: str, metadata: dict[str, Any]) -> CompileProgress | None:
     """A structured-trace event as progress; None for the events no live display shows."""
-    if name == "artifact:dynamo_graph_break_reason":
+    if name == te.GRAPH_BREAK_REASON:
         return CompileProgress("graph_break")
-    if name == "artifact:recompile_reasons":
+    if name == te.RECOMPILE_REASONS:
         return CompileProgress("recompile")
-    if name == "compilation_metrics":
+    if name == te.COMPILATION_METRICS:
         return CompileProgress("compiled")
-    if name == "dynamo_start":
-        stack = (metadata.get("dynamo_start") or {}).get("stack") or [{}]
+    if name == te.DYNAMO_START:
+        stack = (metadata.get(te.DYNAMO_START) or {}).get("stack") or [{}]
         function = stack[-1].get("name") if isinstance(stack[-1], dict) else None
         what = f"{function} [{metadata.get('frame_id')}/{metadata.get('frame_compile_id')}]" if function else None
         return CompileProgress("frame", what)

@@ -16,7 +16,7 @@ from typing import Any
 from tdiag.tracer import break_hook, import_watch, progress
 from tdiag.tracer.collector import TraceCollector
 from tdiag.tracer.problems import CaptureProblems
-from tdiag.tracer.sources import SourceSnapshotter
+from tdiag.tracer.sources import SourceSnapshotter, offer_event_sources
 
 import tdiag
 from tdiag.record import RecordWriter
@@ -207,15 +207,7 @@ class TraceSession:
             self._tell(progress.from_bracket(event))
 
     def _on_torch_event(self, name: str, metadata: dict[str, Any], payload: str | None) -> None:
-        if name == "str":
-            value = metadata.get("str")
-            if isinstance(value, (list, tuple)) and value:
-                self.sources.offer([str(value[0])])
-        elif name == "compilation_metrics":
-            metrics = metadata.get(name) or {}
-            self.sources.offer([metrics.get("co_filename") or ""])
-        elif name in ("artifact:dynamo_graph_break_reason", "artifact:recompile_reasons", "dynamo_cpp_guards_str"):
-            self.sources.offer_text(payload)
+        offer_event_sources(self.sources, name, metadata, payload)
         if self.listener is not None:
             self._tell(progress.from_torch_event(name, metadata))
 

@@ -11,7 +11,9 @@ import re
 import sysconfig
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+from tdiag import torch_events as te
 from tdiag.record import RecordWriter, payload_hash
 
 FILE_IN_TRACEBACK = re.compile(r'File "([^"]+)", line \d+')
@@ -64,3 +66,17 @@ class SourceSnapshotter:
     def offer_text(self, text: str | None) -> None:
         if text:
             self.offer(FILE_IN_TRACEBACK.findall(text))
+
+
+def offer_event_sources(sources: SourceSnapshotter, name: str, metadata: dict[str, Any], payload: str | None) -> None:
+    """The user files a torch event names (an interned file name, a compiled frame's file, the files in a graph
+    break, recompile or guard text): the live capture and the TORCH_TRACE import snapshot the same ones."""
+    if name == te.STR:
+        value = metadata.get(te.STR)
+        if isinstance(value, (list, tuple)) and value:
+            sources.offer([str(value[0])])
+    elif name == te.COMPILATION_METRICS:
+        metrics = metadata.get(name) or {}
+        sources.offer([str(metrics.get("co_filename") or "")])
+    elif name in te.SOURCE_EVENTS:
+        sources.offer_text(payload)

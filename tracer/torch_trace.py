@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tdiag import torch_events as te
+
 # Keys of the metadata dict that describe context rather than name the event (torch's trace_structured adds them).
 CONTEXT_KEYS = frozenset(
     {"rank", "frame_id", "frame_compile_id", "attempt", "compiled_autograd_id", "has_payload", "stack", "subgraph_name"}
 )
 # Bulky fields that repeat in every compilation_metrics event and that no analysis uses.
 DROPPED_METRIC_FIELDS = ("dynamo_config", "inductor_config")
-# Events whose metadata carries the whole interpreter stack (dozens of torch frames); their user_stack is kept.
-FULL_STACK_EVENTS = frozenset({"create_symbol", "create_unbacked_symbol", "guard_added_fast", "guard_added", "expression_created"})
 
 # "[rank0]:" only appears in non-trace torch logs, but costs nothing to accept. Groups: level, MMDD, HH:MM:SS, usec, pid.
 GLOG_PREFIX = re.compile(r"(?:\[rank\d+\]:)?([VIWEC])(\d{4}) (\d\d:\d\d:\d\d)\.(\d{6}) +(\d+) ")
@@ -45,17 +45,17 @@ def event_name(metadata: dict[str, Any]) -> str | None:
     """``dynamo_start``, ``compilation_metrics``, ``artifact:<name>``... : the first key that is not context."""
     name = next((k for k in metadata if k not in CONTEXT_KEYS), None)
     if name == "artifact" and isinstance(metadata.get("artifact"), dict):
-        return "artifact:" + str(metadata["artifact"].get("name"))
+        return te.artifact(str(metadata["artifact"].get("name")))
     return name
 
 
 def slim_metadata(name: str, metadata: dict[str, Any]) -> dict[str, Any]:
     """Drop what repeats in every event and no analysis reads (configs, full interpreter stacks)."""
-    if name == "compilation_metrics" or name == "bwd_compilation_metrics":
+    if name in (te.COMPILATION_METRICS, te.BWD_COMPILATION_METRICS):
         metrics = metadata.get(name)
         if isinstance(metrics, dict) and any(k in metrics for k in DROPPED_METRIC_FIELDS):
             return {**metadata, name: {k: v for k, v in metrics.items() if k not in DROPPED_METRIC_FIELDS}}
-    elif name in FULL_STACK_EVENTS and isinstance(metadata.get(name), dict) and "stack" in metadata[name]:
+    elif name in te.FULL_STACK_EVENTS and isinstance(metadata.get(name), dict) and "stack" in metadata[name]:
         return {**metadata, name: {k: v for k, v in metadata[name].items() if k != "stack"}}
     return metadata
 
@@ -214,7 +214,7 @@ def read_head(path: Path, max_events: int = 200) -> LogHead:
             pid, started = ev.pid, ev.t
         if rank is None and isinstance(ev.meta.get("rank"), int):
             rank = ev.meta["rank"]
-        if ev.name == "artifact:torch_version" and ev.payload:
+        if ev.name == te.TORCH_VERSION and ev.payload:
             try:
                 info = json.loads(ev.payload)
                 version, commit = info.get("pytorch_version"), info.get("commit")

@@ -20,10 +20,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tdiag.tracer.sources import SourceSnapshotter
+from tdiag.tracer.sources import SourceSnapshotter, offer_event_sources
 from tdiag.tracer.torch_trace import LogHead, TraceLog, find_trace_logs, read_head, slim_metadata
 
 import tdiag
+from tdiag import torch_events as te
 from tdiag.errors import TdiagError
 from tdiag.record import RecordWriter, record_file_name
 
@@ -33,7 +34,6 @@ MISSING_FROM_LOGS = (
     "imported from TORCH_TRACE logs, which do not record the program's exit status, the bytecode offsets of graph "
     "breaks or live compile progress"
 )
-SOURCE_EVENTS = ("artifact:dynamo_graph_break_reason", "artifact:recompile_reasons", "dynamo_cpp_guards_str")
 
 
 # -- which logs, as which ranks ------------------------------------------------------------------------------------
@@ -130,7 +130,7 @@ def _import_one(rank: int | None, head: LogHead, run_dir: Path, source_root: Pat
             writer.write_payload({"type": "torch", "t": ev.t, "name": ev.name, "meta": meta}, ev.payload)
             _track_compiles(ev.name, meta, open_compiles)
             if sources is not None:
-                _offer_sources(sources, ev.name, meta, ev.payload)
+                offer_event_sources(sources, ev.name, meta, ev.payload)
         who = "the log" if rank is None else f"rank {rank}"
         for note in (MISSING_FROM_LOGS, *plan_notes):
             writer.write({"type": "note", "text": note})
@@ -138,7 +138,7 @@ def _import_one(rank: int | None, head: LogHead, run_dir: Path, source_root: Pat
             writer.write({"type": "note", "text": "no source snapshots: pass --source-root DIR to take user sources from disk"})
         if log.stats["events"] == 0:
             writer.write({"type": "note", "text": f"{who} logged nothing: {head.path.name} is empty"})
-        elif log.stats["dynamo_start"] == 0:
+        elif log.stats[te.DYNAMO_START] == 0:
             writer.write({"type": "note", "text": f"{who} never compiled a frame (no dynamo_start in {head.path.name})"})
         bad = log.stats["malformed_lines"] + log.stats["payload_mismatch"]
         if bad:
@@ -160,10 +160,10 @@ def _import_one(rank: int | None, head: LogHead, run_dir: Path, source_root: Pat
 
 def _track_compiles(name: str, meta: dict, open_compiles: set[tuple]) -> None:
     """A dynamo_start without its compilation_metrics at the end of the log: the process died mid-compile."""
-    if name not in ("dynamo_start", "compilation_metrics"):
+    if name not in (te.DYNAMO_START, te.COMPILATION_METRICS):
         return
     key = (meta.get("compiled_autograd_id"), meta.get("frame_id"), meta.get("frame_compile_id"))
-    if name == "dynamo_start":
+    if name == te.DYNAMO_START:
         open_compiles.add(key)
     else:
         open_compiles.discard(key)
@@ -178,18 +178,6 @@ def _snapshotter(writer: RecordWriter, source_root: Path | None):
     if source_root is None:
         return None
     return SourceSnapshotter(writer, source_root)  # the same snapshot policy as tdiag run's
-
-
-def _offer_sources(sources, name: str, meta: dict, payload: str | None) -> None:
-    if name == "str":
-        value = meta.get("str")
-        if isinstance(value, list) and value:
-            sources.offer([str(value[0])])
-    elif name == "compilation_metrics":
-        metrics = meta.get(name) or {}
-        sources.offer([str(metrics.get("co_filename") or "")])
-    elif name in SOURCE_EVENTS:
-        sources.offer_text(payload)
 
 
 def _prepare_dir(run_dir: Path, names: list[str]) -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tdiag.analyzer.model import Analysis, Finding
+from tdiag.analyzer.rules import get_rule
 from tdiag.reports.cost_heat import line_heat
 
 # Gutter mark kinds, in display priority: a line that broke a graph is shown as a break even if it also feeds kernels.
@@ -16,9 +17,6 @@ MARK_RECOMPILE = "recompile"
 MARK_KERNEL = "kernel"
 MARK_FINDING = "finding"
 MARK_PRIORITY = (MARK_BREAK, MARK_RECOMPILE, MARK_FINDING, MARK_KERNEL)
-
-_RECOMPILE_FAMILIES = {"RCP", "REC", "GRD", "DYN", "DIV"}
-
 
 @dataclass
 class LineMarks:
@@ -90,12 +88,8 @@ def _build_marks(analysis: Analysis) -> dict[str, dict[int, LineMarks]]:
     for i, finding in enumerate(analysis.findings):
         entry = marks[finding.path][finding.line]
         entry.findings.append(i)
-        if finding.family == "BRK":
-            entry.kinds.add(MARK_BREAK)
-        elif finding.family in _RECOMPILE_FAMILIES:
-            entry.kinds.add(MARK_RECOMPILE)
-        else:
-            entry.kinds.add(MARK_FINDING)
+        rule = get_rule(finding.code)
+        entry.kinds.add(rule.mark if rule is not None else MARK_FINDING)  # each rule says how its line is marked
     for graph_break in analysis.breaks:
         marks[graph_break.site.path][graph_break.site.line].kinds.add(MARK_BREAK)
     for recompile in analysis.recompiles:

@@ -1,9 +1,41 @@
-"""Rule registry: one module per rule, named ``<code>_<snake_name>.py``, each with ``RULE`` and ``check(ctx)``.
+"""Rules: one module per rule, ``analyzer/rules/<code>_<snake_name>.py``, discovered from this package.
 
-A rule module's docstring (What it does / Why is this bad? / Example / Use instead) is the ``tdiag rule CODE`` text
-and the SARIF description. Codes are stable and never reused; families are ruff-style prefixes. ``RULE.suggester``
-names the module of ``tdiag.analyzer.suggestions`` that words its fix (None: the generic one), so adding a rule
-touches one file. Rules never import suggestions: ``suggestions.attach_suggestions`` runs after them.
+Adding a rule touches its own file only. The module's docstring (What it does / Why is this bad? / Example /
+Use instead) is the ``tdiag rule CODE`` text and the SARIF description; codes are stable and never reused; families
+are ruff-style prefixes (a new prefix is a new family, titled in ``FAMILIES`` or by its prefix).
+
+A rule module defines ``RULE = Rule(...)`` and one of:
+
+- ``check(ctx) -> Iterable[Finding]``: the general form. ``ctx`` is a ``RuleContext``: the Analysis, the event log
+  (None when re-analysing an exported Analysis) and views computed once per analysis and shared by every rule
+  (``ctx.frame_sites``, ``ctx.break_causes``, ``ctx.recompile_causes``...). Build each finding with
+  ``RULE.finding(message=..., fix=..., path=..., line=..., ...)``, which fills code, name and severity::
+
+      RULE = Rule("CMP009", "slow-thing", "warning", "One-line summary", suggester=None)
+
+      def check(ctx):
+          for graph in ctx.analysis.graphs:
+              if graph.compile_time_s > 60:
+                  site, library = ctx.graph_anchor(graph)
+                  yield RULE.finding(message=..., fix=..., path=site.path, line=site.line, library_frame=library)
+
+- a claim on graph breaks or recompilations, for rules that compete for the same events: each break cause
+  (recompile cause) belongs to exactly one rule, the claiming rule with the lowest ``priority`` whose ``matches``
+  accepts it. The module defines ``matches(break)`` (for recompiles ``matches(recompile, failure)``) and words the
+  finding with ``message``/``fix`` templates over the event's words (``_breaks.words``: reason, where, function,
+  hint; ``_recompiles.words``: frame, subject, kind, dim, dim_index, values, compiled_for, guard), or with
+  functions ``message(...)``/``fix(...)`` taking ``matches``'s arguments. Grouping per user line, cascades, counts
+  and evidence are shared (``_breaks``, ``_recompiles``)::
+
+      RULE = Rule("BRK007", "my-break", "warning", "One-line summary", claims="breaks", priority=45,
+                  message="graph break: ... ({reason}){where}", fix="do this instead")
+
+      def matches(b) -> bool:
+          return b.gb_id == "GB0123"
+
+``RULE.suggester`` names the module of ``tdiag.analyzer.suggestions`` that words its fix as code (None: the
+generic one). Rules never import suggestions: ``suggestions.attach_suggestions`` runs after them.
+``RULE.mark`` is how the TUI's gutter shows the line (``break``, ``recompile``, ``finding``; default by family).
 """
 
 from __future__ import annotations
@@ -11,12 +43,14 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tdiag.analyzer.model import Analysis, Finding
+    from tdiag.analyzer.model import Analysis, Finding, Frame, Site
 
 FAMILIES = {
     "BRK": "graph breaks",
@@ -29,64 +63,155 @@ FAMILIES = {
     "DST": "distributed training",
     "RUN": "measured runtime outside compiled code",
 }
+# How a family's line is marked in the TUI's gutter (default: "finding").
+FAMILY_MARKS = {"BRK": "break", "RCP": "recompile", "DYN": "recompile", "DIV": "recompile"}
+SEVERITIES = ("error", "warning", "info")
+CLAIMS = ("breaks", "recompiles")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rule:
     code: str
     name: str
-    severity: str
+    severity: str  # the level every finding of the rule has (SARIF's default level, ``tdiag rule``)
     summary: str
     doc: str = ""
     suggester: str | None = None  # module name in tdiag.analyzer.suggestions, imported on first use
+    claims: str | None = None  # "breaks" / "recompiles": competes for those events (module's matches/message/fix)
+    priority: int = 50  # among rules claiming the same events, the lowest number that matches owns the event
+    message: str = ""  # claiming rules: the finding's message, a template over the event's words (see below)
+    fix: str = ""  # claiming rules: the one-line fix, a template likewise
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"{self.code}: severity {self.severity!r} is not one of {SEVERITIES}")
+        if self.claims is not None and self.claims not in CLAIMS:
+            raise ValueError(f"{self.code}: claims {self.claims!r} is not one of {CLAIMS}")
 
     @property
     def family(self) -> str:
         return self.code.rstrip("0123456789")
 
+    @property
+    def mark(self) -> str:
+        return FAMILY_MARKS.get(self.family, "finding")
 
-@dataclass
+    def finding(self, **fields: Any) -> Finding:
+        """The one constructor of a rule's Finding: code, name and severity are the rule's."""
+        from tdiag.analyzer.model import Finding
+
+        return Finding(code=self.code, name=self.name, severity=self.severity, **fields)
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    rule: Rule
+    check: Callable[[RuleContext], Iterable[Finding] | None]
+    module: ModuleType
+
+
 class RuleContext:
-    analysis: Analysis
-    log: Any  # the EventLog the analysis was built from (None when re-analysing an exported Analysis)
+    """What every rule reads: the Analysis, the log, and views of them computed once and shared."""
+
+    def __init__(self, analysis: Analysis, log: Any = None):
+        self.analysis = analysis
+        self.log = log  # the EventLog the analysis was built from (None when re-analysing an exported Analysis)
+
+    @cached_property
+    def frame_sites(self) -> dict[tuple, Site]:
+        """(rank, frame_id) -> the user line that entered the frame."""
+        from tdiag.analyzer.rules._sites import frame_call_sites
+
+        return frame_call_sites(self.analysis)
+
+    def graph_anchor(self, graph) -> tuple[Site, Frame | None]:
+        from tdiag.analyzer.rules._sites import anchor
+
+        return anchor(graph.path, graph.line, graph.code_name, self.frame_sites.get((graph.rank, graph.frame_id)))
+
+    @cached_property
+    def break_sites(self) -> set[tuple[str, int]]:
+        return {b.site.key for b in self.analysis.breaks}
+
+    @cached_property
+    def break_causes(self) -> dict[str, list]:
+        """rule code -> the break causes it owns (``_breaks.Cause``), each cause owned by one claiming rule."""
+        from tdiag.analyzer.rules._breaks import claim_breaks
+
+        return claim_breaks(self.analysis.breaks, claimants("breaks"))
+
+    @cached_property
+    def recompile_causes(self) -> dict[str, list]:
+        """rule code -> [(user site, recompiles)] it owns."""
+        from tdiag.analyzer.rules._recompiles import claim_recompiles
+
+        return claim_recompiles(self, claimants("recompiles"))
 
 
-_REGISTRY: dict[str, tuple[Rule, Any]] | None = None
+_REGISTRY: dict[str, Registered] | None = None
 
 
-def registry() -> dict[str, tuple[Rule, Any]]:
-    """code -> (Rule, check function), discovered once from this package."""
+def _load(module: ModuleType) -> Registered | None:
+    rule = getattr(module, "RULE", None)
+    if rule is None:
+        return None
+    if not rule.doc:
+        rule = dataclasses.replace(rule, doc=(module.__doc__ or "").strip())
+    check = getattr(module, "check", None)
+    if check is None and rule.claims == "breaks":
+        from tdiag.analyzer.rules._breaks import break_check
+
+        check = break_check(rule, module)
+    elif check is None and rule.claims == "recompiles":
+        from tdiag.analyzer.rules._recompiles import recompile_check
+
+        check = recompile_check(rule, module)
+    if check is None:
+        raise TypeError(f"{module.__name__}: a rule module needs check(ctx), or claims= with matches/message/fix")
+    return Registered(rule, check, module)
+
+
+def registry() -> dict[str, Registered]:
+    """code -> Registered (rule, check, module), discovered once from this package."""
     global _REGISTRY
     if _REGISTRY is None:
         found = {}
         for info in pkgutil.iter_modules(__path__):
             if info.name.startswith("_"):
                 continue
-            module = importlib.import_module(f"{__name__}.{info.name}")
-            rule = getattr(module, "RULE", None)
-            if rule is None:
-                continue
-            if not rule.doc:
-                rule = dataclasses.replace(rule, doc=(module.__doc__ or "").strip())
-            found[rule.code] = (rule, module.check)
+            entry = _load(importlib.import_module(f"{__name__}.{info.name}"))
+            if entry is not None:
+                found[entry.rule.code] = entry
         _REGISTRY = dict(sorted(found.items()))
     return _REGISTRY
 
 
+def claimants(claims: str) -> list[Registered]:
+    """The rules competing for breaks or recompiles, in priority order."""
+    return sorted((e for e in registry().values() if e.rule.claims == claims), key=lambda e: (e.rule.priority, e.rule.code))
+
+
 def all_rules() -> list[Rule]:
-    return [rule for rule, _ in registry().values()]
+    return [entry.rule for entry in registry().values()]
 
 
 def get_rule(code: str) -> Rule | None:
     entry = registry().get(code.upper())
-    return entry[0] if entry else None
+    return entry.rule if entry else None
+
+
+def families() -> dict[str, str]:
+    """Family prefix -> title, for every family a registered rule belongs to (a new one titled by its prefix)."""
+    out = dict(FAMILIES)
+    for rule in all_rules():
+        out.setdefault(rule.family, rule.family)
+    return out
 
 
 def run_rules(analysis: Analysis, log: Any) -> list[Finding]:
     """Every rule's findings, without suggestions (``suggestions.attach_suggestions`` adds them)."""
     ctx = RuleContext(analysis, log)
     findings: list[Finding] = []
-    for _rule, check in registry().values():
-        produced: Iterable[Finding] = check(ctx) or []
-        findings.extend(produced)
+    for entry in registry().values():
+        findings.extend(entry.check(ctx) or [])
     return findings

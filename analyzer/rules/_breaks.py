@@ -1,4 +1,6 @@
-"""Shared by the BRK rules: which rule a graph break belongs to, and how breaks at one site become a finding."""
+"""Shared by the rules claiming graph breaks: causes (cascades folded under their root), which rule owns each
+(``claim_breaks``: the first claimant by priority whose ``matches`` accepts it), and how one site's causes become a
+finding. What a rule matches and how it words it lives in the rule's own module."""
 
 from __future__ import annotations
 
@@ -10,40 +12,15 @@ from dataclasses import dataclass, field
 from tdiag.analyzer.evidence import BreakEvidence
 from tdiag.analyzer.model import Finding, GraphBreak, GraphKey
 
-LOGGING_CALL = re.compile(r"\b(print|logging\.\w+|logger\.\w+|log\.\w+|warnings\.warn)\s*\(")
-TO_PYTHON = re.compile(r"\.(tolist|numpy)\s*\(")
-
 
 def site_code(b: GraphBreak) -> str:
     user = next((f for f in reversed(b.user_stack) if f.is_user and f.line == b.site.line), None)
     return (user.code if user and user.code else "") or ""
 
 
-def classify(b: GraphBreak) -> str:
-    """The BRK rule code for one break. Frame-level give-ups are BRK006 whatever their cause."""
-    if b.frame_skipped:
-        return "BRK006"
-    reason = f"{b.reason} {b.explanation} {b.context}".lower()
-    code = site_code(b)
-    if LOGGING_CALL.search(code) or "builtin operator `print`" in reason or "logging" in reason:
-        return "BRK004"
-    if b.gb_id == "GB0124" or "tensor.item()" in reason:
-        return "BRK002"
-    if TO_PYTHON.search(code) or "tolist" in reason or "numpy()" in reason:
-        return "BRK003"
-    if b.gb_id == "GB0170" or "data-dependent branching" in reason:
-        return "BRK001"
-    if (
-        b.library_frame is not None
-        or "skipped" in reason
-        or "builtin" in reason
-        or "c function" in reason
-        or "unsupported context manager" in reason
-        or "not supported" in reason
-        or ("unsupported" in reason and " call" in reason)  # "Unsupported Tensor.backward() call"
-    ):
-        return "BRK005"
-    return "BRK099"
+def reason_text(b: GraphBreak) -> str:
+    """torch's words for the break, lower-cased: what the BRK rules' ``matches`` read."""
+    return f"{b.reason} {b.explanation} {b.context}".lower()
 
 
 # Breaks that follow from another break in the same frame compile: Dynamo could not resume after the root break
@@ -78,13 +55,14 @@ class Cause:
         return sorted({f"{b.site.path}:{b.site.line}" for b in self.breaks})
 
     @property
-    def rule_code(self) -> str:
+    def seen_as(self) -> GraphBreak:
+        """The break the claiming rules judge: the first, marked frame-skipped when Dynamo gave up on its compile."""
         first = self.first
         compiles = {(b.rank, b.compile_id) for b in self.breaks}
         same_compile = [b for b in self.cascades if (b.rank, b.compile_id) in compiles]
         if any(b.frame_skipped for b in self.breaks + same_compile) and not first.frame_skipped:
             first = dataclasses.replace(first, frame_skipped=True)
-        return classify(first)
+        return first
 
 
 def cause_key(b: GraphBreak) -> tuple:
@@ -143,19 +121,51 @@ def carried_across_break(r, break_sites: set) -> bool:
     return bool(failure and failure.subject and "___stack" in failure.subject and (r.path, r.line) in break_sites)
 
 
+def claim_breaks(breaks: list[GraphBreak], claimants) -> dict[str, list[Cause]]:
+    """rule code -> its causes: each cause goes to the first claimant (priority order) whose ``matches`` accepts it."""
+    owned: dict[str, list[Cause]] = defaultdict(list)
+    for cause in break_causes(breaks):
+        seen = cause.seen_as
+        owner = next((e.rule.code for e in claimants if e.module.matches(seen)), None)
+        if owner is not None:
+            owned[owner].append(cause)
+    return owned
+
+
+def words(b: GraphBreak) -> dict[str, str]:
+    """What a claiming rule's ``message``/``fix`` templates may name about a break."""
+    return {
+        "reason": b.reason,
+        "where": where(b),
+        "function": b.code_name or b.site.function or "function",
+        "hint": b.hints[0] if b.hints else "see the graph-break page linked with this finding",
+    }
+
+
+def break_check(rule, module):
+    """The check of a rule claiming breaks: its causes, worded by the module's functions or the rule's templates."""
+    message = getattr(module, "message", None) or (lambda b: rule.message.format(**words(b)))
+    fix = getattr(module, "fix", None) or (lambda b: rule.fix.format(**words(b)))
+
+    def check(ctx) -> list[Finding]:
+        return break_findings(ctx, rule, message, fix)
+
+    return check
+
+
 def break_findings(ctx, rule, message, fix) -> list[Finding]:
     """One finding per user line for the breaks of this rule, each distinct cause listed with its own GB id and
     count (never hidden behind the first), cascades shown as the chain under their root.
     ``message(b)``/``fix(b)`` word it for the first break of the first cause."""
     groups: dict[tuple[str, int], list[Cause]] = defaultdict(list)
-    for cause in break_causes(ctx.analysis.breaks):
-        if cause.rule_code == rule.code:
-            groups[cause.first.site.key].append(cause)
+    for cause in ctx.break_causes.get(rule.code, ()):
+        groups[cause.first.site.key].append(cause)
+    if not groups:
+        return []
     failures = {(g.rank, g.compile_id): g.fail_reason for g in ctx.analysis.graphs if g.fail_reason}
-    sites = {b.site.key for b in ctx.analysis.breaks}
     carried = defaultdict(int)
     for r in ctx.analysis.recompiles:
-        if carried_across_break(r, sites):
+        if carried_across_break(r, ctx.break_sites):
             carried[(r.path, r.line)] += 1
     findings = []
     for (path, line), causes in groups.items():
@@ -163,7 +173,7 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
         first = causes[0].first
         breaks = [b for c in causes for b in c.breaks]
         everything = breaks + [b for c in causes for b in c.cascades]
-        compile_ids = sorted({b.compile_id for b in everything}, key=_cid_key)
+        compile_ids = sorted({b.compile_id for b in everything}, key=cid_key)
         text = message(first)
         if len(causes) > 1:
             text += "; also at this line: " + "; ".join(_cause_label(c.first, len(c.breaks)) for c in causes[1:])
@@ -178,10 +188,7 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
             text += "; then " + ", ".join(f"{item['reason']} ({item['gb_id']})" if item["gb_id"] else item["reason"]
                                           for item in chain)
         findings.append(
-            Finding(
-                code=rule.code,
-                name=rule.name,
-                severity=rule.severity,
+            rule.finding(
                 message=text,
                 fix=fix(first),
                 path=path,
@@ -208,7 +215,7 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
                     causes=[_cause_entry(c) for c in causes],
                     chain=chain,
                 ),
-                ranks=_ranks(breaks),
+                ranks=ranks_of(breaks),
                 graph_keys=graph_keys(everything),
             )
         )
@@ -277,7 +284,7 @@ def graph_keys(items) -> list[GraphKey]:
     return sorted({GraphKey(item.rank, item.compile_id) for item in items})
 
 
-def _ranks(items) -> dict[str, int]:
+def ranks_of(items) -> dict[str, int]:
     counts: dict[str, int] = defaultdict(int)
     for item in items:
         rank = getattr(item, "rank", None)
@@ -286,7 +293,7 @@ def _ranks(items) -> dict[str, int]:
     return dict(counts)
 
 
-def _cid_key(cid: str) -> tuple[int, ...]:
+def cid_key(cid: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", cid))
 
 

@@ -1,4 +1,5 @@
-"""Shared by the RCP rules: the rule a recompilation belongs to, and how recompiles at one site become a finding."""
+"""Shared by the rules claiming recompilations: causes, which rule owns each (``claim_recompiles``), and how one
+site's causes become a finding. What a rule matches and how it words it lives in the rule's own module."""
 
 from __future__ import annotations
 
@@ -8,20 +9,7 @@ from collections import defaultdict
 from tdiag.analyzer.evidence import RecompileEvidence
 from tdiag.analyzer.model import Finding, Frame, GuardFailure, Recompile, Site
 from tdiag.analyzer.paths import is_library_display
-from tdiag.analyzer.rules._breaks import _cid_key, _ranks, carried_across_break, graph_keys
-from tdiag.analyzer.rules._sites import frame_call_sites
-
-KIND_TO_CODE = {
-    "size": "RCP001",
-    "stride": "RCP001",
-    "rank": "RCP001",
-    "value": "RCP002",
-    "length": "RCP002",
-    "training": "RCP003",
-    "grad_mode": "RCP003",
-    "dtype": "RCP004",
-    "device": "RCP004",
-}
+from tdiag.analyzer.rules._breaks import carried_across_break, cid_key, graph_keys, ranks_of
 
 
 def primary_failure(r: Recompile) -> GuardFailure | None:
@@ -29,9 +17,14 @@ def primary_failure(r: Recompile) -> GuardFailure | None:
     return r.failures[0] if r.failures else None
 
 
-def classify(r: Recompile) -> str:
-    f = primary_failure(r)
-    return KIND_TO_CODE.get(f.kind, "RCP006") if f else "RCP006"
+def classify(r: Recompile, claimants=None) -> str | None:
+    """The code of the rule that owns this recompile: the first claimant (priority order) that matches it."""
+    if claimants is None:
+        from tdiag.analyzer.rules import claimants as registered
+
+        claimants = registered("recompiles")
+    failure = primary_failure(r)
+    return next((e.rule.code for e in claimants if e.module.matches(r, failure)), None)
 
 
 def recompile_site(r: Recompile) -> Site:
@@ -43,24 +36,17 @@ def recompile_site(r: Recompile) -> Site:
     return Site(r.path, r.line, function=r.code_name)
 
 
-def cause_key(r: Recompile) -> tuple:
+def cause_key(r: Recompile, code: str | None) -> tuple:
     """What changed, in which function: a function and its resume functions (same user name) recompiling for the
     same guard on the same input are one cause, whatever line called them."""
     f = primary_failure(r)
     if f is None:
-        return (classify(r), r.path, r.code_name, None)
+        return (code, r.path, r.code_name, None)
     if f.subject:
         what = (f.kind, _plain_subject(f.subject), f.dim)
     else:
         what = (f.kind, re.sub(r"\d+", "N", f.text))
-    return (classify(r), r.path, r.code_name, what)
-
-
-def recompile_causes(analysis) -> list[list[Recompile]]:
-    causes: dict[tuple, list[Recompile]] = defaultdict(list)
-    for r in analysis.recompiles:
-        causes[cause_key(r)].append(r)
-    return list(causes.values())
+    return (code, r.path, r.code_name, what)
 
 
 def cause_site(recompiles: list[Recompile], frame_sites: dict | None = None) -> Site:
@@ -76,29 +62,71 @@ def cause_site(recompiles: list[Recompile], frame_sites: dict | None = None) -> 
     return recompile_site(recompiles[0])
 
 
-def assigned_causes(analysis) -> list[tuple[str, Site, list[Recompile]]]:
-    """(rule code, user site, recompiles) per cause. At a call line where one of the user's own functions
-    recompiled, the recompiles of library frames reached from the same call (a helper that sees the derived node
-    count, a module's forward that sees an input now requiring grad) are consequences of the same change and are
-    listed under that finding instead of standing as findings of their own."""
-    frame_sites = frame_call_sites(analysis)
-    break_sites = {b.site.key for b in analysis.breaks}
-    by_site: dict[tuple, list[tuple[str, Site, list[Recompile]]]] = defaultdict(list)
-    for recompiles in recompile_causes(analysis):
-        recompiles = [r for r in recompiles if not carried_across_break(r, break_sites)]  # in the break's chain
-        if not recompiles:
+def claim_recompiles(ctx, claimants) -> dict[str, list[tuple[Site, list[Recompile]]]]:
+    """rule code -> [(user site, recompiles)] per cause (what changed, in which function). At a call line where one
+    of the user's own functions recompiled, the recompiles of library frames reached from the same call (a helper
+    that sees the derived node count, a module's forward that sees an input now requiring grad) are consequences of
+    the same change: they go to the finding of the user's function (its highest-priority rule) instead of standing
+    as findings of their own. Recompiles carried across a graph break are in that break's chain, not here."""
+    causes: dict[tuple, list[Recompile]] = defaultdict(list)
+    codes: dict[tuple, str] = {}
+    for r in ctx.analysis.recompiles:
+        if carried_across_break(r, ctx.break_sites):
             continue
-        site = cause_site(recompiles, frame_sites)
-        by_site[site.key].append((classify(recompiles[0]), site, recompiles))
-    out = []
-    for causes in by_site.values():
-        own = [code for code, _, rs in causes if not is_library_display(rs[0].path)]
-        owner = "RCP001" if "RCP001" in own else (own[0] if own else None)
-        for code, site, recompiles in causes:
+        code = classify(r, claimants)
+        if code is None:
+            continue
+        key = cause_key(r, code)
+        causes[key].append(r)
+        codes[key] = code
+    by_site: dict[tuple, list[tuple[str, Site, list[Recompile]]]] = defaultdict(list)
+    for key, recompiles in causes.items():
+        site = cause_site(recompiles, ctx.frame_sites)
+        by_site[site.key].append((codes[key], site, recompiles))
+    priority = {e.rule.code: e.rule.priority for e in claimants}
+    owned: dict[str, list[tuple[Site, list[Recompile]]]] = defaultdict(list)
+    for at_site in by_site.values():
+        own = [code for code, _, rs in at_site if not is_library_display(rs[0].path)]
+        owner = min(own, key=lambda c: priority[c]) if own else None
+        for code, site, recompiles in at_site:
             if owner is not None and is_library_display(recompiles[0].path):
                 code = owner
-            out.append((code, site, recompiles))
-    return out
+            owned[code].append((site, recompiles))
+    return owned
+
+
+def guard_kinds(*kinds: str):
+    """``matches`` for a rule that owns recompiles whose failing guard is of these kinds (``GuardFailure.kind``)."""
+
+    def matches(r: Recompile, f: GuardFailure | None) -> bool:
+        return f is not None and f.kind in kinds
+
+    return matches
+
+
+def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
+    """What a claiming rule's ``message``/``fix`` templates may name about a recompile and its failing guard."""
+    return {
+        "frame": frame_label(r),
+        "subject": subject_name(f),
+        "kind": f.kind if f else "guard",
+        "guard": f.text if f else "unknown guard",
+        "dim": f" dim {f.dim}" if f and f.dim is not None else "",
+        "dim_index": f.dim if f and f.dim is not None else 0,
+        "values": f" (expected {f.expected}, got {f.actual})" if f and f.expected and f.actual else "",
+        "compiled_for": f" (compiled for {f.expected})" if f and f.expected else "",
+    }
+
+
+def recompile_check(rule, module):
+    """The check of a rule claiming recompiles: its causes, worded by the module's functions or the rule's templates."""
+    message = getattr(module, "message", None) or (lambda r, f: rule.message.format(**words(r, f)))
+    fix = getattr(module, "fix", None) or (lambda r, f: rule.fix.format(**words(r, f)))
+
+    def check(ctx) -> list[Finding]:
+        return recompile_findings(ctx, rule, message, fix)
+
+    return check
 
 
 def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
@@ -106,9 +134,8 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
     a = ctx.analysis
     decisions = {(fr.rank, fr.frame_id): fr.automatic_dynamic for fr in a.frames}
     groups: dict[tuple[str, int], list[tuple[Site, list[Recompile]]]] = defaultdict(list)
-    for code, site, recompiles in assigned_causes(a):
-        if code == rule.code:
-            groups[site.key].append((site, recompiles))
+    for site, recompiles in ctx.recompile_causes.get(rule.code, ()):
+        groups[site.key].append((site, recompiles))
     findings = []
     for (path, line), causes in groups.items():
         # the user's own function first (its guard words the finding), then by count
@@ -129,10 +156,7 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
             text += f"; Dynamo then made {', '.join(dynamic)}"
         frames = sorted({(r.path, r.line) for r in recompiles})
         findings.append(
-            Finding(
-                code=rule.code,
-                name=rule.name,
-                severity=rule.severity,
+            rule.finding(
                 message=text,
                 fix=fix(first, failure),
                 path=path,
@@ -140,7 +164,7 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
                 column=site.column,
                 function=site.function,
                 occurrences=len(recompiles),
-                compile_ids=sorted({r.compile_id for r in recompiles}, key=_cid_key),
+                compile_ids=sorted({r.compile_id for r in recompiles}, key=cid_key),
                 impact=3.0 * len(recompiles),
                 evidence=RecompileEvidence(
                     frame=first.code_name,
@@ -160,7 +184,7 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
                     call_sites=sorted({f"{r.call_site.path}:{r.call_site.line}" for r in recompiles if r.call_site}),
                     automatic_dynamic=dynamic,
                 ),
-                ranks=_ranks(recompiles),
+                ranks=ranks_of(recompiles),
                 graph_keys=graph_keys(recompiles),
                 library_frame=Frame(first.path, first.line, first.code_name, None, False)
                 if is_library_display(first.path) else None,

@@ -29,9 +29,3 @@ def anchor(path: str, line: int, function: str | None, entry: Site | None) -> tu
     if entry is not None:
         return Site(entry.path, entry.line, entry.column, entry.end_column, entry.function), library
     return Site(path, line, function=function), library  # nothing of the user's on record: say where it is
-
-
-def graph_anchor(analysis, graph, sites: dict[tuple, Site] | None = None) -> tuple[Site, Frame | None]:
-    sites = frame_call_sites(analysis) if sites is None else sites
-    return anchor(graph.path, graph.line, graph.code_name, sites.get((graph.rank, graph.frame_id)))
-

@@ -22,16 +22,13 @@ y = torch.cond(y.sum() > 0, add_one, sub_one, (y,))  # otherwise
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import break_findings, where
+from tdiag.analyzer.rules._breaks import reason_text
 
 RULE = Rule("BRK001", "data-dependent-branch", "warning", "Branch on a tensor value splits the graph",
-            suggester="branch")
+            suggester="branch", claims="breaks", priority=50,
+            message="graph break: branch on a tensor value ({reason}){where}",
+            fix="compute both branches with torch.where, or express the branch with torch.cond")
 
 
-def check(ctx):
-    return break_findings(
-        ctx,
-        RULE,
-        lambda b: f"graph break: branch on a tensor value ({b.reason}){where(b)}",
-        lambda b: "compute both branches with torch.where, or express the branch with torch.cond",
-    )
+def matches(b) -> bool:
+    return b.gb_id == "GB0170" or "data-dependent branching" in reason_text(b)

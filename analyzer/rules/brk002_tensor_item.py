@@ -20,16 +20,13 @@ or set `torch._dynamo.config.capture_scalar_outputs = True` to capture the scala
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import break_findings, where
+from tdiag.analyzer.rules._breaks import reason_text
 
 RULE = Rule("BRK002", "tensor-item", "warning", "Tensor.item() converts to a Python scalar and splits the graph",
-            suggester="scalar_item")
+            suggester="scalar_item", claims="breaks", priority=30,
+            message="graph break: Tensor.item() converts a tensor to a Python scalar{where}",
+            fix="keep the value a tensor, or set torch._dynamo.config.capture_scalar_outputs = True")
 
 
-def check(ctx):
-    return break_findings(
-        ctx,
-        RULE,
-        lambda b: f"graph break: Tensor.item() converts a tensor to a Python scalar{where(b)}",
-        lambda b: "keep the value a tensor, or set torch._dynamo.config.capture_scalar_outputs = True",
-    )
+def matches(b) -> bool:
+    return b.gb_id == "GB0124" or "tensor.item()" in reason_text(b)

@@ -16,17 +16,18 @@ Move the call out of the compiled function, or let Dynamo defer it:
 `torch._dynamo.config.reorderable_logging_functions.add(print)`.
 """
 
+import re
+
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import break_findings, where
+from tdiag.analyzer.rules._breaks import reason_text, site_code
 
 RULE = Rule("BRK004", "print-or-logging", "warning", "print/logging/warnings inside compiled code",
-            suggester="logging_call")
+            suggester="logging_call", claims="breaks", priority=20,
+            message="graph break: logging side effect in compiled code ({reason}){where}",
+            fix="move it out of the compiled code, or add it to torch._dynamo.config.reorderable_logging_functions")
+LOGGING_CALL = re.compile(r"\b(print|logging\.\w+|logger\.\w+|log\.\w+|warnings\.warn)\s*\(")
+LOGGING_REASONS = ("builtin operator `print`", "logging")
 
 
-def check(ctx):
-    return break_findings(
-        ctx,
-        RULE,
-        lambda b: f"graph break: logging side effect in compiled code ({b.reason}){where(b)}",
-        lambda b: "move it out of the compiled code, or add it to torch._dynamo.config.reorderable_logging_functions",
-    )
+def matches(b) -> bool:
+    return bool(LOGGING_CALL.search(site_code(b))) or any(word in reason_text(b) for word in LOGGING_REASONS)

@@ -18,15 +18,16 @@ fake (meta) implementation.
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import break_findings, where
+from tdiag.analyzer.rules._breaks import reason_text
 
-RULE = Rule("BRK005", "untraceable-call", "warning", "Call into code Dynamo cannot trace", suggester="untraceable_call")
+RULE = Rule("BRK005", "untraceable-call", "warning", "Call into code Dynamo cannot trace", suggester="untraceable_call",
+            claims="breaks", priority=60,
+            message="graph break: call Dynamo cannot trace ({reason}){where}",
+            fix="move the call out, or wrap it: torch.compiler.disable / allow_in_graph / torch.library.custom_op")
+UNTRACEABLE = ("skipped", "builtin", "c function", "unsupported context manager", "not supported")
 
 
-def check(ctx):
-    return break_findings(
-        ctx,
-        RULE,
-        lambda b: f"graph break: call Dynamo cannot trace ({b.reason}){where(b)}",
-        lambda b: "move the call out, or wrap it: torch.compiler.disable / allow_in_graph / torch.library.custom_op",
-    )
+def matches(b) -> bool:
+    reason = reason_text(b)
+    unsupported_call = "unsupported" in reason and " call" in reason  # "Unsupported Tensor.backward() call"
+    return b.library_frame is not None or unsupported_call or any(word in reason for word in UNTRACEABLE)

@@ -18,17 +18,13 @@ the loop or context manager so that Dynamo can resume after it.
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import break_findings, where
 
+# Claims first: a frame-level give-up is BRK006 whatever its cause.
 RULE = Rule("BRK006", "frame-skipped", "error", "Dynamo skipped the whole function: it runs eagerly",
-            suggester="frame_skipped")
+            suggester="frame_skipped", claims="breaks", priority=10,
+            message="{function} runs eagerly: Dynamo could not resume after a graph break ({reason}){where}",
+            fix="remove the break, or move the breaking code out of the loop/with-block into its own function")
 
 
-def check(ctx):
-    return break_findings(
-        ctx,
-        RULE,
-        lambda b: f"{b.code_name or b.site.function or 'function'} runs eagerly: Dynamo could not resume after a graph "
-        f"break ({b.reason}){where(b)}",
-        lambda b: "remove the break, or move the breaking code out of the loop/with-block into its own function",
-    )
+def matches(b) -> bool:
+    return b.frame_skipped

@@ -27,7 +27,6 @@ def step(x, stats):
 from collections import defaultdict
 
 from tdiag.analyzer.evidence import CudaGraphEvidence
-from tdiag.analyzer.model import Finding
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._cudagraph_fixes import fix_for
@@ -51,8 +50,7 @@ def check(ctx):
         function = user_function_name(graph.code_name)
         op = f" ({skip.op})" if skip.op and skip.op not in skip.reason else ""
         findings.append(
-            Finding(
-                code=RULE.code, name=RULE.name, severity=RULE.severity,
+            RULE.finding(
                 message=f"CUDA graphs skipped for {function} ({graph.path}:{graph.line}): {skip.reason}{op}"
                 + (" - decided when the graph first ran" if skip.at == "run" else ""),
                 fix=fix_for(kind),

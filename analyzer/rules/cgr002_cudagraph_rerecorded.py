@@ -22,16 +22,14 @@ graphs are recorded once and replayed; or mark the dimension dynamic and set
 from collections import defaultdict
 
 from tdiag.analyzer.evidence import CudaGraphEvidence
-from tdiag.analyzer.model import Finding
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._sites import anchor, frame_call_sites
+from tdiag.analyzer.rules._sites import anchor
 
 RULE = Rule("CGR002", "cudagraph-rerecorded", "warning", "A compiled function was recorded as a CUDA graph again")
 
 
 def check(ctx):
-    entries = frame_call_sites(ctx.analysis)
     frames = defaultdict(list)  # (rank, frame_id) -> graphs with recordings
     for graph in ctx.analysis.graphs:
         if graph.cudagraph and graph.cudagraph.recordings:
@@ -46,7 +44,7 @@ def check(ctx):
         if len(recs) < 2:
             continue
         first = graphs[0]
-        entry = entries.get((rank, frame_id))  # the call that passed the new sizes: where padding goes
+        entry = ctx.frame_sites.get((rank, frame_id))  # the call that passed the new sizes: where padding goes
         site, library = (entry, None) if entry is not None else anchor(first.path, first.line, first.code_name, None)
         groups[(site.path, site.line)].append((graphs, recs, mode, site, library))
     findings = []
@@ -58,8 +56,7 @@ def check(ctx):
         sizes = f" ({'; '.join(shapes)})" if shapes else ""
         all_graphs = [g for gs, *_ in items for g in gs]
         findings.append(
-            Finding(
-                code=RULE.code, name=RULE.name, severity=RULE.severity,
+            RULE.finding(
                 message=f"{function} ({first.path}:{first.line}) was recorded as a CUDA graph {len(recs)} times"
                 f"{sizes}: {len(recs) - 1} re-recording(s), each an eager run plus a capture",
                 fix="pad the input to a few fixed sizes (or drop the odd last batch) so each size is recorded once",

@@ -26,10 +26,8 @@ functions uncompiled with `torch.compiler.disable`.
 from collections import defaultdict
 
 from tdiag.analyzer.evidence import TinyGraphsEvidence
-from tdiag.analyzer.model import Finding
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._sites import frame_call_sites, graph_anchor
 
 RULE = Rule("CMP001", "tiny-graphs", "warning", "Graph breaks leave compiled graphs too small to pay for themselves")
 TINY_OPS = 3  # graphs with at most this many ops
@@ -44,7 +42,6 @@ def check(ctx):
     for graph in a.graphs:
         if graph.status == "ok":
             by_function[(graph.rank, graph.path, user_function_name(graph.code_name))].append(graph)
-    sites = frame_call_sites(a)
     findings = []
     for (_rank, _path, function), graphs in by_function.items():
         pieces: dict[int, int] = {}  # frame id -> its largest variant's op count
@@ -61,12 +58,11 @@ def check(ctx):
         if measured and not any(g.runtime.calls for g in measured):
             continue  # the measured window saw none of the pieces run: a cold path, not worth the finding
         first = min(graphs, key=lambda g: (g.frame_id, g.line))
-        site, library = graph_anchor(a, first, sites)
+        site, library = ctx.graph_anchor(first)
         ops = [g.op_count for g in tiny]
         break_lines = sorted({b.site.line for b in a.breaks if (b.rank, b.compile_id) in {(g.rank, g.compile_id) for g in graphs}})
         findings.append(
-            Finding(
-                code=RULE.code, name=RULE.name, severity=RULE.severity,
+            RULE.finding(
                 message=f"{function} compiles into {len(pieces)} pieces, {len(tiny_pieces)} of only "
                 f"{', '.join(str(max(g.op_count for g in tiny if g.frame_id == i)) for i in sorted(tiny_pieces))} op(s) ({sum(pieces.values())} ops in all): the "
                 f"graph breaks at line(s) {', '.join(map(str, break_lines))} leave pieces too small to pay for their "

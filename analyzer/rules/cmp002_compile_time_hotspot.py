@@ -17,10 +17,8 @@ and reserve max-autotune for the shapes that matter.
 """
 
 from tdiag.analyzer.evidence import CompileCostEvidence
-from tdiag.analyzer.model import Finding
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._sites import frame_call_sites, graph_anchor
 
 RULE = Rule("CMP002", "compile-time-hotspot", "info", "A frame or stage dominates compile time")
 MIN_TOTAL_S = 2.0  # below this, compile time is nobody's problem
@@ -33,17 +31,15 @@ def check(ctx):
     if total < MIN_TOTAL_S:
         return []
     findings = []
-    entries = frame_call_sites(ctx.analysis)
     for graph in graphs:
         share = graph.compile_time_s / total
         if share < DOMINANT_SHARE and len(graphs) > 1:
             continue
         stage, stage_s = max(graph.stages.items(), key=lambda kv: kv[1]) if graph.stages else ("total", graph.compile_time_s)
         function = user_function_name(graph.code_name)
-        site, library = graph_anchor(ctx.analysis, graph, entries)
+        site, library = ctx.graph_anchor(graph)
         findings.append(
-            Finding(
-                code=RULE.code, name=RULE.name, severity=RULE.severity,
+            RULE.finding(
                 message=f"compiling {function} ({graph.compile_id}) took {graph.compile_time_s:.1f}s, "
                 f"{share:.0%} of all compile time; the largest stage is {stage} ({stage_s:.1f}s)",
                 fix=_fix(stage),

@@ -23,10 +23,8 @@ for a data-dependent guard, tell the compiler the value's range with `torch._che
 """
 
 from tdiag.analyzer.evidence import CompileFailureEvidence
-from tdiag.analyzer.model import Finding
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._sites import frame_call_sites, graph_anchor
 
 RULE = Rule("CMP003", "compile-failed", "error", "A frame compile failed: the function runs eagerly")
 LIMIT_MARKERS = ("recompile limit", "cache_size_limit", "recompile_limit")
@@ -36,7 +34,6 @@ DATA_DEPENDENT = ("GuardOnDataDependentSymNode", "DataDependentOutputException",
 def check(ctx):
     a = ctx.analysis
     with_breaks = {(b.rank, b.compile_id) for b in a.breaks}  # a skipped frame: BRK006 reports it with its cause
-    entries = frame_call_sites(a)
     findings = {}
     for graph in a.graphs:
         if graph.status != "failed" or not graph.fail_type or (graph.rank, graph.compile_id) in with_breaks:
@@ -44,7 +41,7 @@ def check(ctx):
         reason = graph.fail_reason or ""
         if any(m in reason.lower() for m in LIMIT_MARKERS):
             continue  # RCP005
-        site, library = graph_anchor(a, graph, entries)
+        site, library = ctx.graph_anchor(graph)
         function = user_function_name(graph.code_name)
         key = (site.key, function, graph.fail_type)
         if key in findings:  # the same failure on every recompile of the function (or on every rank)
@@ -57,8 +54,7 @@ def check(ctx):
             continue
         headline = next((ln.strip() for ln in reason.splitlines() if ln.strip() and not ln.strip().endswith("raised:")),
                         "no reason given")
-        findings[key] = Finding(
-            code=RULE.code, name=RULE.name, severity=RULE.severity,
+        findings[key] = RULE.finding(
             message=f"compiling {function} failed ({graph.fail_type}: {headline}); it ran eagerly instead",
             fix=_fix(graph.fail_type, reason),
             path=site.path, line=site.line, function=function, occurrences=1,

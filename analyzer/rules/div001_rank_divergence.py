@@ -27,10 +27,10 @@ from typing import Any
 from tdiag.analyzer.evidence import DivergenceEvidence
 from tdiag.analyzer.model import Finding, GraphKey
 from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.torch_text import hit_recompile_limit
 
-RULE = Rule("DIV001", "rank-divergence", "warning", "Ranks compiled differently: a break, recompile or graph count differs")
-
-LIMIT_MARKERS = ("recompile limit", "cache_size_limit", "recompile_limit")
+# An error: ranks that compile differently run different collectives, which stalls or hangs distributed training.
+RULE = Rule("DIV001", "rank-divergence", "error", "Ranks compiled differently: a break, recompile or graph count differs")
 
 
 def check(ctx):
@@ -42,13 +42,13 @@ def check(ctx):
     findings = []
     findings += _per_site(a.breaks, ranks, incomplete, lambda b: (b.site.path, b.site.line, b.site.function), _break_words)
     findings += _per_site(a.recompiles, ranks, incomplete, lambda r: (r.path, r.line, r.code_name), _recompile_words)
-    limit_graphs = [g for g in a.graphs if g.fail_reason and any(m in g.fail_reason.lower() for m in LIMIT_MARKERS)]
-    findings += _per_site(limit_graphs, ranks, incomplete, lambda g: (g.path, g.line, g.code_name), _limit_words, "error")
+    limit_graphs = [g for g in a.graphs if hit_recompile_limit(g.fail_reason)]
+    findings += _per_site(limit_graphs, ranks, incomplete, lambda g: (g.path, g.line, g.code_name), _limit_words)
     findings += _graph_count(a.graphs, ranks, incomplete)
     return findings
 
 
-def _per_site(items, ranks, incomplete, site_of, words, severity: str = "warning") -> list[Finding]:
+def _per_site(items, ranks, incomplete, site_of, words) -> list[Finding]:
     """One finding per site whose per-rank counts differ (a rank with none counts as 0)."""
     by_site: dict[tuple, list[Any]] = defaultdict(list)
     for item in items:
@@ -65,7 +65,7 @@ def _per_site(items, ranks, incomplete, site_of, words, severity: str = "warning
             continue
         odd = divergent_ranks(counts)
         what, fix = words(group[0])
-        findings.append(_finding(severity, f"{what} {_on(odd, counts)}{_caveat(incomplete)}", fix, path, line, function,
+        findings.append(_finding(f"{what} {_on(odd, counts)}{_caveat(incomplete)}", fix, path, line, function,
                                  counts, odd, cids, incomplete, impact=float(sum(counts.values()))))
     return findings
 
@@ -90,7 +90,7 @@ def _graph_count(graphs, ranks, incomplete) -> list[Finding]:
     listing = ", ".join(f"rank {r}: {counts[r]}" for r in sorted(counts))
     message = f"ranks compiled different numbers of graphs ({listing}); {_rank_names(odd)} diverged{_caveat(incomplete)}"
     fix = "make the compiled code identical on every rank: no rank-dependent branches, shapes or scalars in it"
-    return [_finding("error", message, fix, path, line, function, counts, odd, cids, incomplete, impact=50.0)]
+    return [_finding(message, fix, path, line, function, counts, odd, cids, incomplete, impact=50.0)]
 
 
 def divergent_ranks(counts: dict[int, int]) -> list[int]:
@@ -103,11 +103,8 @@ def divergent_ranks(counts: dict[int, int]) -> list[int]:
     return sorted(r for r, n in counts.items() if n != low)
 
 
-def _finding(severity, message, fix, path, line, function, counts, odd, cids, incomplete, impact) -> Finding:
-    return Finding(
-        code=RULE.code,
-        name=RULE.name,
-        severity=severity,
+def _finding(message, fix, path, line, function, counts, odd, cids, incomplete, impact) -> Finding:
+    return RULE.finding(
         message=message,
         fix=fix,
         path=path,

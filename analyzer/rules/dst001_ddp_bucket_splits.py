@@ -21,10 +21,8 @@ from collections import defaultdict
 
 from tdiag.analyzer.distributed import format_bytes
 from tdiag.analyzer.evidence import DistributedEvidence
-from tdiag.analyzer.model import Finding
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._sites import graph_anchor
 
 RULE = Rule("DST001", "ddp-bucket-splits", "info", "DDPOptimizer split a graph at gradient buckets (expected)")
 
@@ -38,7 +36,7 @@ def check(ctx):
     findings = []
     for graphs in groups.values():
         graph = graphs[0]
-        site, library = graph_anchor(ctx.analysis, graph)
+        site, library = ctx.graph_anchor(graph)
         function = user_function_name(graph.code_name)
         buckets = [
             f"{b.name}: {', '.join(b.params) or 'no parameters'} ({format_bytes(b.bytes)})"
@@ -46,8 +44,7 @@ def check(ctx):
             for b in graph.ddp_buckets
         ]
         findings.append(
-            Finding(
-                code=RULE.code, name=RULE.name, severity=RULE.severity,
+            RULE.finding(
                 message=f"{function} ({graph.path}:{graph.line}) runs as {len(graph.ddp_buckets)} subgraphs that "
                 f"DDPOptimizer cut at gradient-bucket boundaries: expected splits (DDP overlaps each bucket's "
                 f"all-reduce with backward), not graph breaks" + wrapper_sites,

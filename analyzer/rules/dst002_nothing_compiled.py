@@ -29,7 +29,7 @@ from collections import defaultdict
 
 from tdiag.analyzer.distributed import FSDP2, compile_line, wrapper_breaks, wrapper_of
 from tdiag.analyzer.evidence import DistributedEvidence
-from tdiag.analyzer.model import Finding, Site
+from tdiag.analyzer.model import Site
 from tdiag.analyzer.paths import is_library_display, user_function_name
 from tdiag.analyzer.rules import Rule
 
@@ -77,8 +77,7 @@ def check(ctx):
         if g.rank is not None:
             ranks[str(g.rank)] += 1
     return [
-        Finding(
-            code=RULE.code, name=RULE.name, severity=RULE.severity,
+        RULE.finding(
             message=f"torch.compile compiled nothing: {started} frame(s) started{per_rank}, 0 graphs - the model ran "
             f"entirely eagerly. {reason}",
             fix=fix,

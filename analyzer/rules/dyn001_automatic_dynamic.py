@@ -21,7 +21,7 @@ compiled(torch.randn(4, 8)); compiled(torch.randn(8, 8))   # second call recompi
 from collections import defaultdict
 
 from tdiag.analyzer.evidence import DynamicEvidence
-from tdiag.analyzer.model import Finding, GraphKey
+from tdiag.analyzer.model import GraphKey
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._sites import anchor, frame_call_sites
 
@@ -47,10 +47,7 @@ def check(ctx):
         site, library = anchor(first.path, first.line, name, next((sites[k] for f in frames
                                                                    if (k := (f.rank, f.frame_id)) in sites), None))
         findings.append(
-            Finding(
-                code=RULE.code,
-                name=RULE.name,
-                severity=RULE.severity,
+            RULE.finding(
                 message=f"{name}: Dynamo made {', '.join(decisions)} after a recompile",
                 fix="mark the dimension dynamic before the first call (torch._dynamo.mark_dynamic) to compile once",
                 path=site.path,

@@ -25,10 +25,8 @@ register a decomposition or lowering for the custom op, or move it to the start 
 from collections import defaultdict
 
 from tdiag.analyzer.evidence import FallbackEvidence
-from tdiag.analyzer.model import Finding
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._kernel_sites import kernel_site, op_label
-from tdiag.analyzer.rules._sites import frame_call_sites
 from tdiag.analyzer.rules._vendor import is_vendor_kernel
 
 RULE = Rule("LOW001", "aten-fallback", "warning", "An op falls back to eager ATen inside a compiled graph")
@@ -37,12 +35,11 @@ IMPACT_PER_FALLBACK = 2.0
 
 def check(ctx):
     sites: dict[tuple[str, int, str], list] = defaultdict(list)
-    entries = frame_call_sites(ctx.analysis)
     for graph in ctx.analysis.graphs:
         for index, kernel in enumerate(graph.kernels):
             if kernel.kind != "fallback" or is_vendor_kernel(op_label(kernel.name)):
                 continue
-            site, library, code = kernel_site(kernel, graph, entries.get((graph.rank, graph.frame_id)))
+            site, library, code = kernel_site(kernel, graph, ctx.frame_sites.get((graph.rank, graph.frame_id)))
             before = _neighbour(graph.kernels, index, -1)
             after = _neighbour(graph.kernels, index, +1)
             sites[(site.path, site.line, op_label(kernel.name))].append((graph, kernel, before, after, code, library))
@@ -55,8 +52,8 @@ def check(ctx):
         if split:
             message += f"; it separates {split}, which cannot fuse across it"
         findings.append(
-            Finding(
-                code=RULE.code, name=RULE.name, severity=RULE.severity, message=message,
+            RULE.finding(
+                message=message,
                 fix=f"replace {op} with ops Inductor lowers, or register a lowering/decomposition for it",
                 path=path, line=line, function=graph.code_name, occurrences=len(hits),
                 compile_ids=sorted({g.compile_id for g, *_ in hits}),

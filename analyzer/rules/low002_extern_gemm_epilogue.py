@@ -26,7 +26,6 @@ autotuning costs compile time and picks the library call when it is faster.
 
 from tdiag.analyzer.evidence import EpilogueEvidence
 from tdiag.analyzer.kernel_kinds import is_gemm
-from tdiag.analyzer.model import Finding
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._kernel_sites import kernel_site
 from tdiag.analyzer.rules._sites import frame_call_sites
@@ -86,8 +85,7 @@ def check(ctx):
                 findings[key].occurrences += 1
                 findings[key].compile_ids = sorted(set(findings[key].compile_ids) | {graph.compile_id})
                 continue
-            findings[key] = Finding(
-                code=RULE.code, name=RULE.name, severity=RULE.severity,
+            findings[key] = RULE.finding(
                 message=f"{gemm.name} ({gemm.backend}) is followed by {follower.name}: its epilogue runs as a separate "
                 f"kernel; a GEMM template could fuse it",
                 fix=FIX[gemm.backend],

@@ -22,22 +22,10 @@ or `torch.compile(model, dynamic=True)`; pad or bucket when the sizes come from 
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
+from tdiag.analyzer.rules._recompiles import guard_kinds
 
 RULE = Rule("RCP001", "shape-recompile", "warning", "Recompiled because a tensor size changed",
-            suggester="mark_dynamic")
-
-
-def _message(r, f):
-    dim = f" dim {f.dim}" if f and f.dim is not None else ""
-    values = f" (expected {f.expected}, got {f.actual})" if f and f.expected and f.actual else ""
-    return f"{frame_label(r)} recompiled: size of {subject_name(f)}{dim} changed{values}"
-
-
-def _fix(r, f):
-    dim = f.dim if f and f.dim is not None else 0
-    return f"torch._dynamo.mark_dynamic({subject_name(f)}, {dim}) before the call, or compile with dynamic=True"
-
-
-def check(ctx):
-    return recompile_findings(ctx, RULE, _message, _fix)
+            suggester="mark_dynamic", claims="recompiles", priority=10,
+            message="{frame} recompiled: size of {subject}{dim} changed{values}",
+            fix="torch._dynamo.mark_dynamic({subject}, {dim_index}) before the call, or compile with dynamic=True")
+matches = guard_kinds("size", "stride", "rank")

@@ -17,17 +17,10 @@ Pass the value as a tensor (`torch.tensor(k)`), keep it fixed, or let it be dyna
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
+from tdiag.analyzer.rules._recompiles import guard_kinds
 
 RULE = Rule("RCP002", "scalar-recompile", "warning", "Recompiled because a Python scalar changed",
-            suggester="scalar_arg")
-
-
-def check(ctx):
-    return recompile_findings(
-        ctx,
-        RULE,
-        lambda r, f: f"{frame_label(r)} recompiled: Python value {subject_name(f)} changed"
-        + (f" (compiled for {f.expected})" if f and f.expected else ""),
-        lambda r, f: f"pass {subject_name(f)} as a tensor, or keep it constant across calls",
-    )
+            suggester="scalar_arg", claims="recompiles", priority=20,
+            message="{frame} recompiled: Python value {subject} changed{compiled_for}",
+            fix="pass {subject} as a tensor, or keep it constant across calls")
+matches = guard_kinds("value", "length")

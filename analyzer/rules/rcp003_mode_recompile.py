@@ -18,17 +18,10 @@ inside the compiled region.
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
+from tdiag.analyzer.rules._recompiles import guard_kinds
 
 RULE = Rule("RCP003", "mode-recompile", "warning", "Recompiled because train()/eval() or a flag flipped",
-            suggester="mode_flip")
-
-
-def check(ctx):
-    return recompile_findings(
-        ctx,
-        RULE,
-        lambda r, f: f"{frame_label(r)} recompiled: {subject_name(f)} flipped"
-        + (f" (compiled for {f.expected})" if f and f.expected else ""),
-        lambda r, f: "compile one function per mode (train/eval), or keep the flag fixed",
-    )
+            suggester="mode_flip", claims="recompiles", priority=30,
+            message="{frame} recompiled: {subject} flipped{compiled_for}",
+            fix="compile one function per mode (train/eval), or keep the flag fixed")
+matches = guard_kinds("training", "grad_mode")

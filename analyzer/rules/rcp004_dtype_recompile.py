@@ -16,17 +16,10 @@ per dtype when both are really needed.
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings, subject_name
+from tdiag.analyzer.rules._recompiles import guard_kinds
 
 RULE = Rule("RCP004", "dtype-recompile", "warning", "Recompiled because a dtype or device changed",
-            suggester="dtype_change")
-
-
-def check(ctx):
-    return recompile_findings(
-        ctx,
-        RULE,
-        lambda r, f: f"{frame_label(r)} recompiled: {f.kind if f else 'dtype'} of {subject_name(f)} changed"
-        + (f" (expected {f.expected}, got {f.actual})" if f and f.expected and f.actual else ""),
-        lambda r, f: f"cast {subject_name(f)} to one dtype/device before the compiled call",
-    )
+            suggester="dtype_change", claims="recompiles", priority=40,
+            message="{frame} recompiled: {kind} of {subject} changed{values}",
+            fix="cast {subject} to one dtype/device before the compiled call")
+matches = guard_kinds("dtype", "device")

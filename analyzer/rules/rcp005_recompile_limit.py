@@ -19,7 +19,8 @@ dimension dynamic, pass changing scalars as tensors, or keep them constant.
 from tdiag.analyzer.evidence import RecompileLimitEvidence
 from tdiag.analyzer.model import Finding, GraphKey
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._sites import anchor, frame_call_sites
+from tdiag.analyzer.rules._sites import anchor
+from tdiag.analyzer.torch_text import hit_recompile_limit
 
 RULE = Rule("RCP005", "recompile-limit", "error", "Hit the recompile limit: the function now runs eagerly",
             suggester="recompile_limit")
@@ -28,24 +29,20 @@ RULE = Rule("RCP005", "recompile-limit", "error", "Hit the recompile limit: the 
 def check(ctx):
     a = ctx.analysis
     by_site: dict[tuple[str, int], Finding] = {}
-    entries = frame_call_sites(a)
     for frame in a.frames:
         if not frame.hit_recompile_limit:
             continue
         same_frame = (frame.rank, frame.frame_id)
         limit_graphs = [
-            g for g in a.graphs if (g.rank, g.frame_id) == same_frame and g.fail_reason and "limit" in g.fail_reason.lower()
+            g for g in a.graphs if (g.rank, g.frame_id) == same_frame and hit_recompile_limit(g.fail_reason)
         ]
         reasons = [f.text for r in a.recompiles if (r.rank, r.frame_id) == same_frame for f in r.failures[:1]]
         hits = max(1, len(limit_graphs))
-        site, library = anchor(frame.path, frame.line, frame.code_name, entries.get(same_frame))
+        site, library = anchor(frame.path, frame.line, frame.code_name, ctx.frame_sites.get(same_frame))
         finding = by_site.get(site.key)
         if finding is None:  # the same function on several ranks is one finding with per-rank counts
             last = reasons[-1] if reasons else "unknown guard"
-            finding = by_site[site.key] = Finding(
-                code=RULE.code,
-                name=RULE.name,
-                severity=RULE.severity,
+            finding = by_site[site.key] = RULE.finding(
                 message=f"{frame.code_name} hit the recompile limit after {frame.recompiles} recompilations and now runs "
                 f"eagerly (last failing guard: {last})",
                 fix="remove the cause of the recompiles: mark_dynamic for sizes, tensors for changing scalars",

@@ -16,15 +16,12 @@ Keep the guarded property stable across calls (the failing guard is shown with t
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._recompiles import frame_label, recompile_findings
 
-RULE = Rule("RCP006", "guard-recompile", "warning", "Recompiled because a guard failed")
+# Claims last: every recompile no other rule claims.
+RULE = Rule("RCP006", "guard-recompile", "warning", "Recompiled because a guard failed", claims="recompiles",
+            priority=999, message="{frame} recompiled: guard failed: {guard}",
+            fix="keep the guarded property stable across calls")
 
 
-def check(ctx):
-    return recompile_findings(
-        ctx,
-        RULE,
-        lambda r, f: f"{frame_label(r)} recompiled: guard failed: {f.text if f else 'unknown guard'}",
-        lambda r, f: "keep the guarded property stable across calls",
-    )
+def matches(r, f) -> bool:
+    return True

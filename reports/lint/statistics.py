@@ -1,13 +1,14 @@
-"""``--statistics``: findings counted per code, most frequent first (flake8's ``--statistics``, ruff's layout)."""
+"""``--statistics`` (``--format statistics``): findings counted per code, most frequent first (flake8's
+``--statistics``, ruff's layout). ``statistics-json`` (``--statistics`` with a JSON format) is in statistics_json.py."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tdiag.analyzer.model import Finding
+    from tdiag.analyzer.model import Analysis, Finding
+    from tdiag.reports.lint.options import LintOptions
 
 
 def code_counts(findings: list[Finding]) -> list[dict[str, Any]]:
@@ -19,22 +20,10 @@ def code_counts(findings: list[Finding]) -> list[dict[str, Any]]:
     return [{"code": c, "name": first[c].name, "severity": first[c].severity, "count": n} for c, n in ranked]
 
 
-def render_text(findings: list[Finding]) -> str:
-    rows = code_counts(findings)
+def render(analysis: Analysis, options: LintOptions) -> str:
+    rows = code_counts(analysis.findings)
     if not rows:
         return ""
     count_width = max(len(str(r["count"])) for r in rows)
     code_width = max(len(r["code"]) for r in rows)
     return "".join(f"{r['count']:>{count_width}}\t{r['code']:<{code_width}}\t{r['name']}\n" for r in rows)
-
-
-def render_json(findings: list[Finding]) -> str:
-    return json.dumps(code_counts(findings), indent=2) + "\n"
-
-
-RENDERERS = {"json": render_json, "json-lines": render_json}
-
-
-def render(findings: list[Finding], fmt: str) -> str:
-    """JSON for the JSON formats, flake8's text table for everything else."""
-    return RENDERERS.get(fmt, render_text)(findings)

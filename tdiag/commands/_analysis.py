@@ -7,8 +7,13 @@ from pathlib import Path
 from tdiag.errors import TdiagError
 
 
+class AnalysisFailed(Exception):
+    """A bug in the analysis of a record. The CLI reports it as an internal error: exit 2 (never 1, "findings"),
+    one line, and the original exception's traceback kept (``-v`` prints it, a file keeps it)."""
+
+
 def load_analysis(record: str):
-    """The Analysis of a run directory or event file; any failure is a TdiagError (exit 2), never a traceback."""
+    """The Analysis of a run directory or event file; a bad record is a TdiagError, a bug an AnalysisFailed."""
     from tdiag.analyzer import build
 
     if not Path(record).exists():
@@ -17,8 +22,8 @@ def load_analysis(record: str):
         analysis = build(record)
     except TdiagError:
         raise
-    except Exception as exc:  # an internal error must read as exit 2, never as "findings" (1) or a regression
-        raise TdiagError(f"internal error while analysing {record}: {type(exc).__name__}: {exc}") from exc
+    except Exception as exc:
+        raise AnalysisFailed(f"while analysing {record}: {type(exc).__name__}: {exc}") from exc
     from tdiag.fixing.loop import load_verification
 
     # `tdiag fix --verify` keeps its result next to the record; every output shows it from the Analysis.

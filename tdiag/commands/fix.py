@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 
 from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, TdiagError
@@ -20,8 +18,9 @@ class FixCommand:
         parser.add_argument("--verify", action="store_true",
                             help="patch a scratch copy, re-run the recorded command under tdiag, compare before/after")
         parser.add_argument("--each", action="store_true", help="with --verify: also measure each patch alone")
-        parser.add_argument("--select", metavar="CODES", default="", help="only these rule codes or prefixes (comma-separated)")
-        parser.add_argument("--ignore", metavar="CODES", default="", help="leave out these rule codes or prefixes")
+        parser.add_argument("--select", action="append", metavar="CODES",
+                            help="only these codes or prefixes, comma-separated (BRK, RCP001, ALL), as in tdiag lint")
+        parser.add_argument("--ignore", action="append", metavar="CODES", help="leave out these codes or prefixes, comma-separated")
         parser.add_argument("--force", action="store_true",
                             help="apply to stale or uncommitted files, or after a worse verification; undo changed files")
         parser.add_argument("--env", metavar="KEY=VALUE", action="append", default=[],
@@ -44,20 +43,20 @@ class FixCommand:
         if args.each and not args.verify:
             parser.error("--each measures patches: use it with --verify")
         from tdiag.commands._analysis import load_analysis
+        from tdiag.commands._selection import selected_codes
         from tdiag.fixing.loop import FixOptions, fix
 
+        codes = selected_codes(args.select, args.ignore)  # lint's selector: ALL, families, prefixes; a typo is exit 2
         options = FixOptions(
-            select=_codes(args.select), ignore=_codes(args.ignore), apply=args.apply, verify=args.verify,
+            select=codes or ["<no rule>"], ignore=[], apply=args.apply,  # everything ignored selects nothing verify=args.verify,
             each=args.each, force=args.force, env=_env(args.env, parser), timeout=args.timeout,
             keep_scratch=args.keep_scratch,
         )
         report = fix(args.record, load_analysis(args.record), options)
-        if args.format == "json":
-            sys.stdout.write(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
-        else:
-            from tdiag.fixing.render import print_report
+        from tdiag.reports.registry import ReportOptions, get_reporter, write_report
 
-            print_report(report, sys.stdout, show_diffs=not args.no_diff)
+        reporter = get_reporter(f"fix-{args.format}")
+        write_report(reporter, report, None, ReportOptions(show_diffs=not args.no_diff))
         if report.refusals:
             return EXIT_USAGE  # asked to write and wrote nothing
         return EXIT_FINDINGS if report.worse else EXIT_CLEAN
@@ -68,10 +67,6 @@ def _record_dir(record: str) -> Path:
     if not p.exists():
         raise TdiagError(f"no record at {record}")
     return p if p.is_dir() else p.parent
-
-
-def _codes(text: str) -> list[str]:
-    return [c.strip() for c in text.split(",") if c.strip()]
 
 
 def _env(pairs: list[str], parser: argparse.ArgumentParser) -> dict[str, str]:

@@ -14,7 +14,7 @@ import sys
 
 from tdiag.analyzer.model import SEVERITIES, SEVERITY_RANK
 from tdiag.commands._analysis import load_analysis
-from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, TdiagError
+from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE
 
 DEFAULT_FAIL_ON = "warning"
 
@@ -24,17 +24,17 @@ class LintCommand:
     help = "Report a record's findings in lint formats (full, concise, json, json-lines, sarif, github, junit)."
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
-        from tdiag.reports.lint import DEFAULT_FORMAT, RENDERERS
+        from tdiag.reports.lint import DEFAULT_FORMAT, FORMATS
 
         parser.add_argument("record", help="a run directory or an events*.jsonl file")
-        parser.add_argument("--format", choices=list(RENDERERS), default=DEFAULT_FORMAT, help="output format (default: %(default)s)")
+        parser.add_argument("--format", choices=list(FORMATS), default=DEFAULT_FORMAT, help="output format (default: %(default)s)")
         parser.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes, comma-separated (BRK, RCP001, ALL)")
         parser.add_argument("--ignore", action="append", metavar="CODES", help="leave out these codes or prefixes, comma-separated")
         parser.add_argument(
             "--fail-on", choices=SEVERITIES, default=DEFAULT_FAIL_ON, help="exit 1 when a finding is at least this severe (default: %(default)s)"
         )
         parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings are reported")
-        parser.add_argument("--statistics", action="store_true", help="count findings per code instead of listing them")
+        parser.add_argument("--statistics", action="store_true", help="count findings per code instead of listing them (--format statistics; JSON with a JSON --format)")
         parser.add_argument("--output-file", metavar="FILE", help="write the report here instead of stdout")
         parser.add_argument(
             "--show-library-sites", action="store_true",
@@ -66,30 +66,18 @@ class LintCommand:
 
 
 def _selection(args: argparse.Namespace):
-    from tdiag.analyzer.rules import FAMILIES, registry
-    from tdiag.reports.lint.selection import ALL, CodeSelection, UnknownSelector, parse_selectors
+    from tdiag.commands._selection import code_selection
 
-    selection = CodeSelection(tuple(parse_selectors(args.select)) or (ALL,), tuple(parse_selectors(args.ignore)))
-    try:
-        selection.validate(registry(), FAMILIES)
-    except UnknownSelector as exc:
-        raise TdiagError(f"unknown rule code or prefix: {exc} (see `tdiag rule --all`)") from None
-    return selection
+    return code_selection(args.select, args.ignore)
 
 
 def _write_report(analysis, args: argparse.Namespace) -> None:
-    from tdiag.reports.registry import ReportOptions, get_reporter, write_report, write_text
+    from tdiag.reports.registry import ReportOptions, get_reporter, write_report
 
-    if args.statistics:
-        from tdiag.reports.lint.statistics import render
-
-        text = render(analysis.findings, args.format)
-        if args.output_file:
-            write_text(text, args.output_file)
-        else:
-            sys.stdout.write(text)
-        return
-    write_report(get_reporter(f"lint-{args.format}"), analysis, args.output_file, ReportOptions(record=args.record))
+    fmt = args.format
+    if args.statistics:  # ruff's flag: the counts, as JSON when a JSON format was asked for
+        fmt = "statistics-json" if fmt.startswith("json") else "statistics"
+    write_report(get_reporter(f"lint-{fmt}"), analysis, args.output_file, ReportOptions(record=args.record))
 
 
 def _append_step_summary(analysis) -> None:

@@ -35,9 +35,9 @@ class ReportCommand:
 
 
 def guess_format(output: str | None) -> str:
-    if output and output.lower().endswith((".html", ".htm")):
-        return "html"
-    return "json"
+    from tdiag.reports.registry import guess_format as by_extension
+
+    return by_extension(output, FORMATS, default="json")
 
 
 COMMAND = ReportCommand()

@@ -94,18 +94,37 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
 
 
 def _record_on_sigterm(writer: RecordWriter, started: float):
-    """On SIGTERM: note it in the record, then die of the signal as the program would have."""
+    """On SIGTERM: note it in the record, then die of the signal as the program would have.
+
+    Only in this process: a forked child (DataLoader worker, Pool worker) gets the program's own SIGTERM disposition
+    back at fork, so ``Pool.terminate()`` kills it exactly as without tdiag, even while it waits inside C code where
+    a Python handler could never run (a handler inherited by the children is what made pool shutdowns hang)."""
     from tdiag.tracer.session import record_exit
 
+    owner = os.getpid()
+
     def handler(signum, frame):
-        record_exit(writer, 128 + signum, "signal", started)
-        signal.signal(signum, signal.SIG_DFL)
+        if os.getpid() == owner:
+            record_exit(writer, 128 + signum, "signal", started)
+        signal.signal(signum, previous if os.getpid() != owner else signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
     try:
-        return signal.signal(signal.SIGTERM, handler)
+        previous = signal.signal(signal.SIGTERM, handler)
     except ValueError:  # not the main thread
         return signal.SIG_DFL
+    if previous is None:  # installed outside Python: the default is the closest we can restore
+        previous = signal.SIG_DFL
+
+    def in_child() -> None:
+        if signal.getsignal(signal.SIGTERM) is handler:
+            try:
+                signal.signal(signal.SIGTERM, previous)
+            except ValueError:  # forked from a thread other than the main one: the handler's pid check covers it
+                pass
+
+    os.register_at_fork(after_in_child=in_child)
+    return previous
 
 
 def _profile_spec(args):

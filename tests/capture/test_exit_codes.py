@@ -84,3 +84,18 @@ def test_internal_error_is_one_line_exit_2_with_the_traceback_saved(record, monk
     err = capsys.readouterr().err
     assert err.startswith("Traceback") and "in broken" in err and err.rstrip().splitlines()[-1].startswith("tdiag report: internal error")
     Path(re.search(r"written to (\S+);", err).group(1)).unlink()
+
+
+def test_an_error_inside_the_analysis_keeps_its_traceback(record, monkeypatch, capsys):
+    from tdiag.analyzer.build import Builder
+
+    def broken(self):  # a bug deep inside build()
+        raise KeyError("injected in the analysis")
+
+    monkeypatch.setattr(Builder, "_frames", broken)
+    assert cli.main(["lint", "-v", record]) == 2
+    err = capsys.readouterr().err
+    last = err.rstrip().splitlines()[-1]
+    assert last.startswith(f"tdiag lint: internal error: while analysing {record}: KeyError: 'injected in the analysis'"), last
+    assert "in broken" in err and "Traceback" in err  # the rule's frame, printed because of -v
+    Path(re.search(r"written to (\S+);", err).group(1)).unlink()

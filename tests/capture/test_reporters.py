@@ -20,13 +20,12 @@ TESTS = Path(__file__).parent.parent
 
 
 def test_registry_covers_every_output():
-    assert set(LINT_FORMATS) == set(lint.RENDERERS)
-    expected = {"console", "json", "html", "diff-text", "diff-json"} | {f"lint-{fmt}" for fmt in lint.RENDERERS}
+    expected = {"console", "json", "html", "diff-text", "diff-json", "fix-text", "fix-json"} | {f"lint-{fmt}" for fmt in LINT_FORMATS}
     assert set(REPORTERS) == expected
     for name, reporter in REPORTERS.items():
-        assert reporter.name == name and reporter.extension.startswith(".")
+        assert reporter.name == name and reporter.extensions and all(e.startswith(".") for e in reporter.extensions)
     assert {n for n, r in REPORTERS.items() if r.is_human_readable} == {
-        "console", "html", "diff-text", *(f"lint-{f}" for f in lint.HUMAN_FORMATS)
+        "console", "html", "diff-text", "fix-text", "lint-statistics", *(f"lint-{f}" for f in lint.HUMAN_FORMATS)
     }
     with pytest.raises(TdiagError, match="no output format 'yaml'"):
         get_reporter("yaml")

@@ -69,3 +69,19 @@ def test_a_record_moved_after_loading_gives_a_clear_note(run_dir, tmp_path):
     assert "moved or deleted" in note and "events" in note and str(where) in note
     shown = _text(graph_summary(analysis, graph))
     assert "generated code not available" in shown and "torch.sin(" not in shown
+
+
+def test_an_export_without_code_reads_no_blob():
+    from tdiag.analyzer.model import Analysis, CodeStore
+
+    read = []
+
+    def loader(key):
+        def load():
+            read.append(key)
+            return f"code of {key}"
+        return load
+
+    analysis = Analysis(code=CodeStore({"k1": loader("k1"), "k2": loader("k2")}))
+    assert analysis.to_dict(include_code=False)["code"] == {} and read == []
+    assert analysis.to_dict()["code"] == {"k1": "code of k1", "k2": "code of k2"} and sorted(read) == ["k1", "k2"]

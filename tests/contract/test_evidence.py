@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import types
+import typing
+from typing import Any
 
 import pytest
 from tdiag.analyzer import build
@@ -33,6 +36,36 @@ def test_every_kind_round_trips_with_its_discriminator(kind):
     written, back = _through_json(cls())
     assert next(iter(written)) == "kind" and written["kind"] == kind  # the discriminator leads, readable JSON
     assert type(back) is cls and back == cls()
+
+
+def _filled(cls, depth: int = 0):
+    """An instance with every field set to a value other than its default, from the field's type."""
+    hints = typing.get_type_hints(cls, localns={"Frame": Frame})
+    return cls(**{f.name: _value(hints[f.name], f.name, depth) for f in dataclasses.fields(cls)
+                  if f.init and f.name != "kind"})
+
+
+def _value(tp, name: str, depth: int):
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        return _value(next(a for a in args if a is not type(None)), name, depth)
+    if origin is list:
+        return [_value(args[0], name, depth + 1), _value(args[0], name + "2", depth + 1)]
+    if origin is dict:
+        return {_value(args[0], "key", depth + 1): _value(args[1], name, depth + 1)}
+    if dataclasses.is_dataclass(tp):
+        return _filled(tp, depth + 1)
+    if tp is Any:
+        return {"k": [1, "v"]}
+    return {str: f"{name}-value", int: 7 + depth, float: 2.5, bool: True}[tp]
+
+
+@pytest.mark.parametrize("kind", sorted(registered_kinds()))
+def test_every_kind_round_trips_with_every_field_set(kind):
+    evidence = _filled(registered_kinds()[kind])
+    assert evidence != registered_kinds()[kind]()  # not the default object
+    _, back = _through_json(evidence)
+    assert back == evidence and type(back) is type(evidence)
 
 
 def test_nested_values_round_trip():

@@ -77,13 +77,20 @@ def test_loads_cleanly_and_renders_every_chart(context, report_file, artifacts: 
 def test_hostile_text_is_text_and_runs_nothing(context, report_file) -> None:
     page, log, analysis = open_report(context, report_file)
     wait_ready(page, "charts")
-    # open everything, including the lazily loaded generated code and the charts' hover labels
-    page.eval_on_selector_all("details", "els => els.forEach(e => { e.open = true; })")
-    page.wait_for_timeout(100)
-    # again: opening a graph builds its kernel tables, whose code blocks are new and closed
-    page.eval_on_selector_all("details", "els => els.forEach(e => { e.open = true; })")
-    page.hover("#chart-recompiles svg.main-svg")
-    page.wait_for_timeout(200)
+    # open everything, including the lazily loaded generated code and the charts' hover labels: opening a graph
+    # builds its kernel tables, whose code blocks are new and closed, so open until nothing closed is left and every
+    # code block has asked for its text
+    page.wait_for_function("""() => {
+        const closed = [...document.querySelectorAll('details:not([open])')];
+        closed.forEach(e => { e.open = true; });
+        const code = [...document.querySelectorAll('details[data-code] > pre')];
+        return closed.length === 0 && code.length > 0 && code.every(pre => pre.dataset.loaded);
+    }""")
+    expected_code = analysis.code["k1"]
+    page.wait_for_function("text => document.querySelector(\"details.code[data-code='k1'] > pre\").textContent === text",
+                           arg=expected_code)
+    page.evaluate("Plotly.Fx.hover(document.getElementById('chart-recompiles'), [{curveNumber: 0, pointNumber: 0}])")
+    page.wait_for_selector("#chart-recompiles .hoverlayer .hovertext")  # the hover label, with its hostile text, is up
     assert log.dialogs == []
     assert page.evaluate("document.querySelectorAll('img').length") == 0
     # four payloads (data, code, charts, plotly.js), the page script, and plotly.js once inflated and run

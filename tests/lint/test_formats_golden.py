@@ -8,20 +8,19 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from lint_helpers import check_golden
-from tdiag.reports.lint import HUMAN_FORMATS, RENDERERS, LintOptions, render
-from tdiag.reports.lint.statistics import render as render_statistics
+from tdiag.reports.lint import HUMAN_FORMATS, LISTING_FORMATS, LintOptions, render
 from tdiag.reports.lint.step_summary import markdown_summary
 
 EXTENSIONS = {"json": "json", "json-lines": "jsonl", "sarif": "sarif", "junit": "xml"}
 OPTIONS = LintOptions(record="tdiag-runs/train")
 
 
-@pytest.mark.parametrize("fmt", sorted(RENDERERS))
+@pytest.mark.parametrize("fmt", sorted(LISTING_FORMATS))
 def test_golden(sample, fmt):
     check_golden(f"sample.{fmt}.{EXTENSIONS.get(fmt, 'txt')}", render(sample, fmt, OPTIONS))
 
 
-@pytest.mark.parametrize("fmt", sorted(RENDERERS))
+@pytest.mark.parametrize("fmt", sorted(LISTING_FORMATS))
 def test_output_is_deterministic_and_has_no_absolute_paths(sample, fmt):
     first, second = render(sample, fmt, OPTIONS), render(sample, fmt, OPTIONS)
     assert first == second
@@ -29,7 +28,7 @@ def test_output_is_deterministic_and_has_no_absolute_paths(sample, fmt):
         assert f"/{machine_dir}/" not in first
 
 
-@pytest.mark.parametrize("fmt", sorted(RENDERERS))
+@pytest.mark.parametrize("fmt", sorted(LISTING_FORMATS))
 def test_every_finding_appears_once(sample, fmt):
     text = render(sample, fmt, OPTIONS)
     for finding in sample.findings:
@@ -38,13 +37,13 @@ def test_every_finding_appears_once(sample, fmt):
         assert len([line for line in text.splitlines() if line.strip() and not line.startswith(("Found", "Run "))]) == len(sample.findings)
 
 
-@pytest.mark.parametrize("fmt", sorted(RENDERERS))
+@pytest.mark.parametrize("fmt", sorted(LISTING_FORMATS))
 def test_footer_only_in_human_formats(sample, fmt):
     text = render(sample, fmt, OPTIONS)
     assert ("Found 10 findings" in text) == (fmt in HUMAN_FORMATS)
 
 
-@pytest.mark.parametrize("fmt", sorted(RENDERERS))
+@pytest.mark.parametrize("fmt", sorted(LISTING_FORMATS))
 def test_no_findings(sample, fmt):
     empty = dataclasses.replace(sample, findings=[])
     text = render(empty, fmt, OPTIONS)
@@ -74,8 +73,8 @@ def test_full_format_carets_under_the_span(sample):
 
 
 def test_statistics_golden(sample):
-    check_golden("sample.statistics.txt", render_statistics(sample.findings, "full"))
-    counts = json.loads(render_statistics(sample.findings, "json"))
+    check_golden("sample.statistics.txt", render(sample, "statistics"))
+    counts = json.loads(render(sample, "statistics-json"))
     assert counts[0] == {"code": "DYN001", "name": "automatic-dynamic", "severity": "info", "count": 5}
     assert [c["count"] for c in counts] == sorted((c["count"] for c in counts), reverse=True)
 

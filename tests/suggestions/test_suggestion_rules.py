@@ -53,7 +53,7 @@ def f(x):
         ("y = y + torch.randn_like(y)", "randn_like"),
         ("y = helper(y)", "helper"),
         ("y += 1", "in place"),
-        ("return y + 1", ""),
+        ("return y + 1", "does more than assign names (`return y + 1`)"),
     ],
 )
 def test_branch_with_side_effects_gets_no_where_patch(then, why):

@@ -51,11 +51,11 @@ for name in ("torch", "textual", "plotly", "rich"):
     sys.modules[name] = None  # any import of these, lazy ones included, now raises ImportError
 from tdiag.analyzer import build
 from tdiag.analyzer.model import Analysis
-from tdiag.reports.lint import RENDERERS, render
+from tdiag.reports.lint import FORMATS, render
 from tdiag.reports.view import finding_view
 
 analysis = build({record!r})
-outputs = {{fmt: render(analysis, fmt) for fmt in RENDERERS}}
+outputs = {{fmt: render(analysis, fmt) for fmt in FORMATS}}
 exported = json.dumps(analysis.to_dict(), default=str)
 views = [finding_view(f, analysis.sources) for f in Analysis.from_dict(json.loads(exported)).findings]
 loaded = sorted({{m.split(".")[0] for m in sys.modules if sys.modules[m] is not None}} & {{"torch", "textual", "plotly", "rich"}})
@@ -73,10 +73,10 @@ def test_a_record_is_analysed_and_reported_without_torch_or_ui_libraries(recorde
                          timeout=300)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    from tdiag.reports.lint import RENDERERS
+    from tdiag.reports.lint import FORMATS
 
     assert result["breaks"] == 1 and "BRK001" in result["codes"]  # the program has one data-dependent branch
-    assert result["formats"] == sorted(RENDERERS)  # every lint format produced output
+    assert result["formats"] == sorted(FORMATS)  # every lint format produced output
     assert result["views"] == result["findings"] > 0  # every finding read back from JSON has its view
     assert result["loaded"] == []
 

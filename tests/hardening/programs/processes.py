@@ -3,6 +3,7 @@ with os._exit(N) (argv[1]) so nothing of tdiag's runs at exit."""
 
 import multiprocessing as mp
 import os
+import signal
 import sys
 import threading
 
@@ -34,6 +35,10 @@ def pool_job(i):
     return float(torch.compile(child_only_fn, backend="eager")(torch.full((2,), float(i))).sum())
 
 
+def child_sigterm(_):
+    return str(signal.getsignal(signal.SIGTERM))  # what Pool.terminate() will meet: the program's own disposition
+
+
 def thread_fn(x):
     if x.mean() > 0:
         x = x * 5
@@ -45,6 +50,7 @@ loader = torch.utils.data.DataLoader(Data(), batch_size=2, num_workers=2, multip
 print("loader", [b.tolist() for b in loader])
 with mp.get_context("fork").Pool(2) as pool:
     print("pool", pool.map(pool_job, range(4)))
+    print("pool worker SIGTERM", pool.map(child_sigterm, range(2)))
 box = []
 t = threading.Thread(target=lambda: box.append(torch.compile(thread_fn, backend="eager")(torch.ones(2)).tolist()))
 t.start()

@@ -1,0 +1,80 @@
+"""Every private torch touchpoint of the capture, in one list: what it is, where tdiag uses it, the torch releases it
+was tested on, and what tdiag does when a release lacks it (each use is feature-detected; a missing touchpoint
+costs detail and says so in the record, never the run).
+
+``tests/unit/test_torch_compat.py`` resolves each entry against the installed torch, so an upgrade that removes or
+moves one fails there by name, and checks that the list is complete (every ``torch._*`` module the capture imports
+is named here). ``scripts/torch-matrix`` runs the oracle tests on each release of ``TESTED``. Public API
+(``torch.compile``, ``torch.profiler``) and torch's structured-trace event names (``tdiag/torch_events.py``) are
+not listed here. Standard library only: reading this list imports no torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TESTED = ("2.9.1", "2.11.0", "2.13.0")  # docs/torch-versions.md; 2.11 also on CUDA (GPU machine)
+
+
+@dataclass(frozen=True)
+class Touchpoint:
+    name: str  # dotted path: module, then attributes (a logger: the logger's name)
+    used_in: str  # the tdiag module that touches it
+    what: str  # what tdiag reads or wraps there
+    fallback: str  # what tdiag does where it is missing
+    kind: str = "attribute"  # "attribute" (importable) or "logger" (a logging name torch logs under)
+    tested: tuple[str, ...] = TESTED
+
+
+TOUCHPOINTS: tuple[Touchpoint, ...] = (
+    Touchpoint("torch._dynamo.symbolic_convert.InstructionTranslatorBase", "tracer/break_hook.py",
+               "log_graph_break (a method from 2.11, a module function in 2.9) wrapped for the break's bytecode offset",
+               "breaks come from the trace only, without bytecode offsets; a capture note says so"),
+    Touchpoint("torch._guards.CompileContext.current_compile_id", "tracer/break_hook.py",
+               "the compile id of the frame a break hook fires in",
+               "the break site is paired with the trace's break by order alone"),
+    Touchpoint("torch._dynamo.resume_execution.ContinueExecutionCache", "tracer/bytecode.py",
+               "maps resume functions' bytecode back to the user's code object",
+               "offsets after a resume stay in the resume function's numbering"),
+    Touchpoint("torch._dynamo.callback.callback_handler", "tracer/progress.py",
+               "compile start/end brackets: live progress, lazy-backward compile time",
+               "no live progress; a capture note says so"),
+    Touchpoint("torch._dynamo.eval_frame._TorchDynamoContext", "tracer/runtime_window.py",
+               "__call__ wrapped to count the steps of the first compiled callable",
+               "no runtime window: the runtime event says not_measured with the reason"),
+    Touchpoint("torch._logging.structured.INTERN_TABLE", "tracer/session.py",
+               "file names torch interned before tdiag's handler was attached",
+               "those files are resolved from later events only"),
+    Touchpoint("torch.__trace", "tracer/trace_logger.py",
+               "the structured-trace logger whose records tdiag receives (held through logging reconfiguration)",
+               "nothing is captured: the record says the capture failed", kind="logger"),
+    Touchpoint("torch._inductor.compile_fx.compile_fx", "compiler/backend.py",
+               "the tdiag backend (Inductor with provenance tracking)", "the backend is not registered"),
+    Touchpoint("torch._inductor.config.trace", "compiler/backend.py",
+               "provenance_tracking_level switched on for kernel-to-line attribution",
+               "kernels are attributed from their names only"),
+    Touchpoint("torch._inductor.graph", "compiler/lowering_watch.py",
+               "Inductor's graph logger: fallback and lowering decisions", "no lowering_info events", kind="logger"),
+    Touchpoint("torch._dynamo.output_graph.OutputGraph", "compiler/module_stacks.py",
+               "the module stack of each compiled graph's nodes", "graphs are named after the frame, not the module"),
+    Touchpoint("torch._dynamo.backends.debugging", "compiler/provenance.py",
+               "recognises the debugging backends (eager, aot_eager) that need no provenance",
+               "provenance is switched on for them too (harmless)"),
+    Touchpoint("torch._inductor.lowering.fallbacks", "compiler/fallback_ops.py",
+               "the ops Inductor falls back to ATen for (LOW001)", "LOW001 relies on the generated code only"),
+    Touchpoint("torch._inductor.runtime.triton_heuristics.CachingAutotuner", "compiler/launch_metadata.py",
+               "Triton launches (kernel names, grids) on CUDA; imported lazily", "no triton_launch events"),
+    Touchpoint("torch._inductor.codecache.PyCodeCache", "compiler/launch_metadata.py",
+               "the generated modules, to map a launch to its source", "launches are named but not placed"),
+    Touchpoint("torch._inductor.virtualized.V", "compiler/deep_hooks.py",
+               "--deep: the graph being lowered, for fusion groups", "--deep records no fusion groups; a note says so"),
+    Touchpoint("torch._inductor.async_compile.AsyncCompile", "compiler/deep_hooks.py",
+               "--deep: kernel compile times", "--deep records no kernel compile times"),
+    Touchpoint("torch._inductor.cudagraph_utils", "compiler/cudagraph_watch.py",
+               "log_cudagraph_skip_and_bump_counter: why CUDA graphs were skipped (CGR001)",
+               "no cudagraph skip reasons; the watcher's failure is counted as a capture problem"),
+    Touchpoint("torch._inductor.cudagraph_trees", "compiler/cudagraph_watch.py",
+               "recordings and re-recordings of CUDA graph trees (CGR002)", "no cudagraph recordings"),
+    Touchpoint("torch._dynamo.backends.distributed", "compiler/cudagraph_watch.py",
+               "DDPOptimizer's bucket splits (DST001)", "DDP splits read as graph breaks", kind="logger"),
+)
