@@ -22,7 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = {
-    "train": (REPO / "examples" / "train.py", []),
+    "train": (REPO / "examples" / "train.py", ["--epochs", "12"]),  # 36 steps: a full 20-step window
     "mlp_train": (REPO / "benchmarks" / "fix_programs" / "mlp_train.py", ["--device", "cpu", "--backend", "aot_eager", "--steps", "60"]),
     "branch_loop": (REPO / "benchmarks" / "cost_programs" / "branch_loop.py", []),
     "item_loop": (REPO / "benchmarks" / "cost_programs" / "item_loop.py", []),
