@@ -62,6 +62,8 @@ def _row(name: str, analysis, patch: dict, comparisons: list[dict]) -> dict:
     per_step = sum(f.cost.per_call_ms or 0 for f in findings if f.cost and f.cost.basis == "measured")
     compile_s = sum(f.cost.total_s for f in findings if f.cost and f.cost.basis == "compile")
     alone = next((c for c in comparisons if c["label"] == patch["id"]), None)
+    if alone is None and len(comparisons) == 1 and comparisons[0]["patches"] == [patch["id"]]:
+        alone = comparisons[0]  # the only patch: "all patches" is that patch alone
     row = {"program": name, "patch": patch["id"], "title": patch["title"], "cost_ms_per_step": per_step or None,
            "cost_compile_s": compile_s or None, "partial": bool(analysis.summary.runtime and analysis.summary.runtime.partial)}
     if alone is not None:
