@@ -63,7 +63,7 @@ def test_short_runs_get_a_partial_window_labelled_with_its_steps(tmp_path, sessi
 
 
 def test_skipped_and_fallback_frames_carry_measured_eager_time(tmp_path, session_env):
-    # skipped() and limited() run the same 300 eager ops a step; cheap() is one compiled op
+    # skipped() and limited() run the same 150 eager ops a step; cheap() is one compiled op
     analysis, _ = _record(tmp_path, session_env, "eager_fallbacks.py", "14")
     assert analysis.summary.runtime.status == "measured"
     skipped = next(f for f in analysis.findings if f.code == "BRK006")

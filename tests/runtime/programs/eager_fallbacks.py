@@ -8,7 +8,7 @@ import sys
 
 import torch
 
-WORK = 300
+WORK = 150
 
 
 @torch.compile(backend="eager")

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 torch.manual_seed(0)
-model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(60)])
+model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(40)])
 compiled = torch.compile(model, backend="eager")
 opt = torch.optim.Adam(model.parameters(), lr=1e-3, foreach=False)
 x = torch.randn(2, 4)
