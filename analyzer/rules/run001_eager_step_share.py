@@ -24,7 +24,6 @@ preparation) into the compiled region. Data movement: move batches with `non_blo
 """
 
 from tdiag.analyzer.evidence import RuntimeShareEvidence
-from tdiag.analyzer.model import Finding
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._runtime_window import lead_window, ms_per_step, step_site
 
@@ -56,8 +55,7 @@ def check(ctx):
     listed = ", ".join(f"{name} {ms_per_step(v, runtime):.3g} ms" for name, v in parts.items())
     fixes = [FIXES[name] for name in parts if name in FIXES and parts[name] >= 0.2 * other][:2]
     return [
-        Finding(
-            code=RULE.code, name=RULE.name, severity=RULE.severity,
+        RULE.finding(
             message=f"{share:.0%} of each measured step of {runtime.step_function} ({ms_per_step(other, runtime):.3g} "
             f"ms of {ms_per_step(runtime.window_s, runtime):.3g} ms) runs outside compiled code: {listed}"
             + (f" (partial window of {runtime.steps} steps)" if runtime.partial else ""),

@@ -20,7 +20,6 @@ The cost shown is the device's idle time in the step: the most CUDA graphs can w
 """
 
 from tdiag.analyzer.evidence import RuntimeShareEvidence
-from tdiag.analyzer.model import Finding
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._runtime_window import lead_window, ms_per_step, step_site
 
@@ -37,8 +36,7 @@ def check(ctx):
     if share < MIN_IDLE:
         return []
     return [
-        Finding(
-            code=RULE.code, name=RULE.name, severity=RULE.severity,
+        RULE.finding(
             message=f"the GPU was idle {share:.0%} of each measured step of {runtime.step_function} "
             f"({ms_per_step(idle, runtime):.3g} ms of {ms_per_step(runtime.window_s, runtime):.3g} ms; busy "
             f"{ms_per_step(runtime.device_busy_s, runtime):.3g} ms): the host launches work slower than the GPU runs it",
