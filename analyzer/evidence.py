@@ -326,3 +326,17 @@ class CrashEvidence(Evidence):
 def evidence_as(evidence: Evidence | None, cls: type[E]) -> E:
     """``evidence`` when it is a ``cls``, else an empty ``cls``: readers name the family they understand."""
     return evidence if isinstance(evidence, cls) else cls()
+
+
+@evidence_kind
+@dataclass(kw_only=True)
+class RuntimeShareEvidence(Evidence):
+    """A share of the measured step no compiled graph ran (RUN*): eager time by what ran there, or device idle time."""
+
+    kind: str = field(default="runtime_share", init=False)
+    seconds: float = 0.0  # in the window: what the finding costs
+    share: float = 0.0  # of the window
+    steps: int = 0
+    parts_ms_per_step: dict[str, float] = field(default_factory=dict)
+    device_busy_s: float | None = None
+    partial: bool = False

@@ -366,6 +366,14 @@ class RuntimeSummary:
     unattributed_s: float = 0.0  # eager time no finding explains (the program's own eager code)
     basis: str = "none"  # measured, none
     per_rank: dict[str, dict[str, Any]] = field(default_factory=dict)  # multi-rank: each rank's own window
+    partial: bool = False  # the program ended inside the window: it holds ``steps`` of ``planned_steps``
+    planned_steps: int | None = None
+    step_reason: str | None = None  # why step_function is the step (the callables entered, how often)
+    step_path: str | None = None
+    step_line: int | None = None
+    # eager time outside compiled code by what ran there (seconds): python, ops, loss, optimizer, backward, data
+    eager_parts: dict[str, float] = field(default_factory=dict)
+    device_busy_s: float | None = None  # CUDA: time the device ran anything in the window
 
 
 @dataclass

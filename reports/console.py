@@ -15,7 +15,7 @@ from typing import Literal, TextIO
 from tdiag.analyzer import capture_health
 from tdiag.analyzer.crash import headline as crash_headline
 from tdiag.analyzer.model import Analysis, Finding
-from tdiag.reports.cost_format import cost_label, runtime_line
+from tdiag.reports.cost_format import cost_label, runtime_detail_lines, runtime_line
 from tdiag.reports.site_text import shorten_site
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -68,6 +68,7 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
     runtime = runtime_line(s.runtime)
     if runtime:
         lines.append(("wrap", [(runtime, "")]))
+        lines += [("wrap", [(detail, "dim")]) for detail in runtime_detail_lines(s.runtime)]
     if s.kernels_by_kind:
         lines.append(("wrap", [("kernels: " + ", ".join(f"{n} {k}" for k, n in sorted(s.kernels_by_kind.items())), "")]))
     if s.runtime is not None and s.kernels_by_kind:

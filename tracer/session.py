@@ -183,7 +183,11 @@ class TraceSession:
         from tdiag.tracer.runtime_window import RuntimeWindow
 
         window = RuntimeWindow(self.writer.write, self.profile)
-        undo = window.install()
+        try:
+            undo = window.install()
+        except Exception as exc:  # e.g. no way to hide the wrapper from Dynamo: measuring would change the program
+            self.failed("runtime window", exc)
+            return
         if undo is None:
             self.note("this torch has no _TorchDynamoContext: runtime cost was not measured")
             return
