@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from tdiag.analyzer import events as events_mod
+from tdiag.analyzer.crash import ending, op_sites, read_crashes
 from tdiag.analyzer.events import EventLog, TorchEvent
 from tdiag.analyzer.model import (
     SEVERITY_RANK,
@@ -20,7 +21,7 @@ from tdiag.analyzer.model import (
     Site,
     Summary,
 )
-from tdiag.analyzer.paths import PathMapper, user_function_name
+from tdiag.analyzer.paths import RESUME_NAME, PathMapper, user_function_name
 from tdiag.analyzer.torch_text import (
     hit_recompile_limit,
     parse_graph_break,
@@ -30,6 +31,8 @@ from tdiag.analyzer.torch_text import (
 )
 
 from tdiag import torch_events as te
+
+STOPPED_FAMILY = "CRS"  # the program stopped: always the first finding
 
 
 def build(record: Any, suggestions: bool = True) -> Analysis:
@@ -45,7 +48,8 @@ def build(record: Any, suggestions: bool = True) -> Analysis:
 class Builder:
     def __init__(self, log: EventLog):
         self.log = log
-        self.paths = PathMapper(log.header.get("root"), log.header.get("tool_paths"), log.header.get("cwd"))
+        self.paths = PathMapper(log.header.get("root"), log.header.get("tool_paths"), log.header.get("cwd"),
+                                labels=log.source_labels)
         self.analysis = Analysis()
 
     def build(self, suggestions: bool = True) -> Analysis:
@@ -56,6 +60,8 @@ class Builder:
         a.breaks = self._breaks()
         a.recompiles = self._recompiles()
         a.frames = self._frames()
+        a.crashes = read_crashes(self.log.crashes, self.paths, a.recompiles)
+        op_sites(a.crashes, a, self.paths)
         self._attach_compiler_detail()
         from tdiag.analyzer.rules import run_rules
 
@@ -297,13 +303,27 @@ class Builder:
         """The user line that entered torch.compile for this frame: where mark_dynamic & co. belong.
 
         Frames resumed after a graph break sit below their parent's compiled code on the stack, so the entry is the
-        last user frame before the first torch.compile wrapper frame, not simply the caller.
+        last user frame before the first torch.compile wrapper frame, not simply the caller. For a function's own
+        frame, the direct caller in the stack the capture took when the compile started (the interpreter's) comes
+        first: torch's own drops it (tracer/progress.py ``caller_stack``).
         """
         if start is None:
             return None
+        stack = start.data.get("stack")
+        compiled = stack[-1].get("name") if isinstance(stack, list) and stack and isinstance(stack[-1], dict) else None
+        caller = self._bracket_stacks().get((start.rank, start.compile_id))
+        # A function's own frame only: a resumed frame is entered from its parent's compiled code (the line that
+        # called the parent is its entry, below), and a caller inside a library (a module's __call__, an
+        # optimizer's wrapper) is no user line: torch's stack says more there.
+        if caller and isinstance(compiled, str) and not RESUME_NAME.match(compiled):
+            for path, line, name in reversed(caller):
+                if self.paths.is_tool(path):
+                    continue  # tdiag's own wrapper around compiled calls (the runtime window)
+                if not self.paths.is_library(path):
+                    return Site(self.paths.display(path), line, function=name)
+                break
         names = self._interned_names()
         frames = []
-        stack = start.data.get("stack")
         for entry in stack if isinstance(stack, list) else []:
             if not isinstance(entry, dict):
                 continue
@@ -312,12 +332,29 @@ class Builder:
             if not isinstance(path, str):
                 continue  # an interned name the record never saw: no location rather than a wrong one
             frames.append((path, _int(entry.get("line")), _str(entry.get("name"))))
+        return self._entry_site(frames)
+
+    def _entry_site(self, frames: list[tuple[str, int, str | None]]) -> Site | None:
+        """``frames``: torch's stack for a compile, outermost first, the compiled function last."""
         entry_index = next((i for i, f in enumerate(frames) if f[0].replace("\\", "/").endswith("_dynamo/eval_frame.py")), None)
         candidates = frames[:entry_index] if entry_index is not None else frames[:-1]
         for path, line, name in reversed(candidates):
             if not self.paths.is_library(path) and not self.paths.is_tool(path):
                 return Site(self.paths.display(path), line, function=name)
         return None
+
+    def _bracket_stacks(self) -> dict[tuple[Any, str], list[tuple[str, int, str | None]]]:
+        """(rank, compile id) -> the caller stack tdiag's compile-start callback took, outermost first."""
+        if not hasattr(self, "_brackets"):
+            self._brackets = {}
+            for b in self.log.compile_brackets:
+                stack = b.get("stack")
+                if b.get("type") != "compile_start" or not isinstance(stack, list) or not isinstance(b.get("compile_id"), str):
+                    continue
+                frames = [(e["filename"], _int(e.get("line")), _str(e.get("name"))) for e in stack
+                          if isinstance(e, dict) and isinstance(e.get("filename"), str)]
+                self._brackets.setdefault((b.get("rank"), b["compile_id"]), frames)
+        return self._brackets
 
     def _interned_names(self) -> dict[tuple[Any, int], str]:
         """(rank, index) -> file name: each process interns its own file names."""
@@ -398,6 +435,7 @@ class Builder:
             compile_time_s=round(sum(g.compile_time_s for g in a.graphs), 6),
             kernels_by_kind=dict(sorted(kinds.items())),
             findings_by_severity=dict(Counter(f.severity for f in a.findings)),
+            crash=ending(a.crashes),
         )
 
 
@@ -421,12 +459,14 @@ def _stages(m: dict[str, Any], bwd: dict[str, Any] | None) -> dict[str, float]:
 
 
 def _rank_key(f) -> tuple:
-    """Measured cost first when the record has a runtime window (analyzer/cost.py); else severity, then impact."""
+    """What stopped the program first (CRS); then measured cost when the record has a runtime window
+    (analyzer/cost.py); else severity, then impact."""
+    first = 0 if f.family == STOPPED_FAMILY else 1
     if f.cost is not None:
         from tdiag.analyzer.cost import rank_key
 
-        return rank_key(f)
-    return (SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)
+        return rank_key(f)  # CRS first there too
+    return (first, SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)
 
 
 def _int(v: Any) -> int:

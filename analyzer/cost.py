@@ -1,7 +1,8 @@
 """What each finding costs, and the ranking that follows from it.
 
 - A graph break's cost is the eager time its frame ran after its graph, up to the resumed graph (``after`` time of
-  the compile ids where it broke), measured in the window: ``basis: measured``.
+  the compile ids where it broke), plus the call overhead of the resume function's graph the break created
+  (``_resume_overhead``), measured in the window: ``basis: measured``. The eager part alone is ``attributed``.
 - Recompile-family and compile findings cost the compile time of their graphs: inside the window when a compile
   happened there (a recompile storm; ``measured``), else their compile seconds over the whole run (``compile``).
 - Kernel findings cost the measured device time of the kernels they name (CUDA; ``measured``).
@@ -18,8 +19,11 @@ from tdiag.analyzer.runtime import RankWindow
 
 COMPILE_FAMILIES = ("RCP", "DYN", "CMP")
 KERNEL_FAMILIES = ("LOW",)
-# Findings whose eager time happens outside any compiled frame: it is in the window's eager time, but this version
-# cannot tell it apart from the program's own eager code (no Python stacks are recorded in the window).
+RUNTIME_FAMILIES = ("RUN",)  # measured by the window itself: their evidence holds the seconds
+# Findings whose eager time happens outside any compiled frame (a frame Dynamo skipped, one past the recompile limit):
+# the profiler cannot name it; the window's stack samples can. Their cost is the share of samples in which the
+# finding's function was on the stepping thread's stack, times the window (basis measured, statistical; see
+# docs/runtime-window.md). It lies inside "eager (other)" and is not part of the window's partition.
 UNATTRIBUTABLE = ("BRK006", "RCP005")
 
 
@@ -27,11 +31,12 @@ def attach(analysis: Analysis, windows: list[RankWindow]) -> None:
     total_compile = sum(g.compile_time_s for g in analysis.graphs) or None
     for f in analysis.findings:
         f.cost = _cost(analysis, f, windows, total_compile)
+    _net_of_sampled(analysis)
     runtime = analysis.summary.runtime
     if runtime is None or runtime.status != "measured" or not windows:
         return
     for w in windows:
-        attributed = sum(_break_seconds(f, w) for f in analysis.findings)
+        attributed = sum(_break_seconds(f, w) for f in analysis.findings)  # eager parts only: the partition
         w.summary.attributed_s = round(attributed, 6)
         w.summary.unattributed_s = round(max(w.summary.eager_s - attributed, 0.0), 6)
         if runtime.per_rank:
@@ -43,20 +48,51 @@ def attach(analysis: Analysis, windows: list[RankWindow]) -> None:
 def _cost(analysis: Analysis, f: Finding, windows: list[RankWindow], total_compile: float | None) -> Cost | None:
     family = f.family
     if f.code in UNATTRIBUTABLE:
+        sampled = [(_sampled_seconds(f, w), w) for w in windows]
+        best = max(sampled, key=lambda p: p[0], default=(0.0, None))
+        if best[0] > 0:
+            return _measured(best)
         return _compile_cost(analysis, f, total_compile) if family in COMPILE_FAMILIES else Cost(basis="none")
     if family == "BRK" and windows:
-        return _measured(max(((_break_seconds(f, w), w) for w in windows), key=lambda p: p[0]))
+        return _measured(max(((_break_seconds(f, w) + _resume_overhead(analysis, f, w), w) for w in windows), key=lambda p: p[0]))
     if family in COMPILE_FAMILIES:
         in_window = [(sum(w.compile_s.get(c, 0.0) for c in _cids(f, w)), w) for w in windows]
         best = max(in_window, key=lambda p: p[0], default=(0.0, None))
         if best[0] > 0:
             return _measured(best)
         return _compile_cost(analysis, f, total_compile)
+    if family in RUNTIME_FAMILIES and windows:
+        seconds = getattr(f.evidence, "seconds", None)
+        if isinstance(seconds, (int, float)) and seconds > 0:
+            return _measured((float(seconds), windows[0]))
     if family in KERNEL_FAMILIES and windows:
         seconds = _kernel_seconds(analysis, f)
         if seconds is not None:
             return _measured((seconds, windows[0]))
     return Cost(basis="none") if windows else None
+
+
+def _net_of_sampled(analysis: Analysis) -> None:
+    """RUN001's eager time includes what the skipped/fallback frames (BRK006, RCP005) cost: counted once, there."""
+    explained = sum(f.cost.total_s for f in analysis.findings if f.code in UNATTRIBUTABLE and f.cost and f.cost.basis == "measured")
+    if not explained:
+        return
+    for f in analysis.findings:
+        if f.family in RUNTIME_FAMILIES and f.code == "RUN001" and f.cost and f.cost.basis == "measured":
+            total, steps = f.cost.total_s, (f.cost.total_s / f.cost.per_call_ms * 1e3 if f.cost.per_call_ms else 0)
+            rest = max(total - explained, 0.0)
+            scale = rest / total if total else 0.0
+            f.cost = Cost(
+                total_s=round(rest, 6),
+                per_call_ms=round(f.cost.per_call_ms * scale, 4) if f.cost.per_call_ms is not None else None,
+                share=round(f.cost.share * scale, 4) if f.cost.share is not None else None,
+                basis="measured",
+            )
+            if steps:
+                f.message += (
+                    f"; {explained / steps * 1e3:.3g} ms of it is the eagerly run functions of the BRK006/RCP005 "
+                    "findings, counted there"
+                )
 
 
 def _measured(pair: tuple[float, RankWindow]) -> Cost:
@@ -84,10 +120,44 @@ def _cids(f: Finding, w: RankWindow) -> set[str]:
     return set(f.compile_ids)
 
 
+def _resume_overhead(analysis: Analysis, f: Finding, w: RankWindow) -> float:
+    """What the extra graph a break creates costs to call: the host time of the resume function's graph
+    (``torch_dynamo_resume_in_<function>_at_<line>``, same file) not spent in its ops (CPU) or kernels (CUDA). Removing
+    the break merges that graph into the one before it, so this overhead (the compiled wrapper, AOTAutograd's runtime
+    wrapper, the graph entry) goes with it. It lies in the window's ``compiled`` time, so it is part of the break's
+    cost but not of the eager partition. The lost fusion across the break is not in it: only the fix reveals that."""
+    if not f.function or not f.line:
+        return 0.0
+    name = f"torch_dynamo_resume_in_{f.function}_at_{f.line}"
+    total = 0.0
+    for g in analysis.graphs:
+        if g.rank == w.rank and g.code_name == name and g.path == f.path and g.runtime is not None:
+            total += max(g.runtime.host_s - (g.runtime.device_s or 0.0), 0.0)
+    return total
+
+
 def _break_seconds(f: Finding, w: RankWindow) -> float:
     if f.family != "BRK" or f.code in UNATTRIBUTABLE:
         return 0.0
     return sum(w.after_s.get(c, 0.0) for c in _cids(f, w))
+
+
+def _sampled_seconds(f: Finding, w: RankWindow) -> float:
+    """The window's time in which the finding's function was on the stack: its share of the stack samples.
+    Samples are keyed ``path:firstline:name``; the finding names the function and a line inside it (or its def)."""
+    if not w.sample_total or not f.function or not f.path:
+        return 0.0
+    best: tuple[int, int] | None = None  # (first line, samples) of the nearest def at or above the finding's line
+    for key, n in w.samples.items():
+        parts = key.rsplit(":", 2)
+        if len(parts) != 3 or parts[2] != f.function or not parts[1].isdigit():
+            continue
+        path, first = parts[0], int(parts[1])
+        if not (path == f.path or path.endswith("/" + f.path)) or first > f.line:
+            continue
+        if best is None or first > best[0]:
+            best = (first, n)
+    return best[1] / w.sample_total * w.window_s if best else 0.0
 
 
 def _kernel_seconds(analysis: Analysis, f: Finding) -> float | None:
@@ -98,7 +168,8 @@ def _kernel_seconds(analysis: Analysis, f: Finding) -> float | None:
 
 
 def rank_key(f: Finding) -> tuple:
-    """Measured cost first (largest first), then compile seconds, then findings without a cost (by severity)."""
+    """What stopped the program first (CRS), then measured cost (largest first), then compile seconds, then
+    findings without a cost (by severity)."""
     cost = f.cost
     if cost is not None and cost.basis == "measured" and cost.total_s > 0:
         tier = 0
@@ -107,4 +178,5 @@ def rank_key(f: Finding) -> tuple:
     else:
         tier = 2
     seconds = cost.total_s if tier < 2 and cost is not None else 0.0
-    return (tier, -seconds, SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)
+    first = 0 if f.family == "CRS" else 1
+    return (first, tier, -seconds, SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)

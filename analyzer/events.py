@@ -174,12 +174,14 @@ class EventLog:
     torch: list[TorchEvent] = field(default_factory=list)
     break_sites: list[dict[str, Any]] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # absolute path -> text
+    source_labels: dict[str, str] = field(default_factory=dict)  # path of code with no file (a notebook cell) -> "In [3]"
     blobs: BlobStore = field(default_factory=BlobStore)
     notes: list[str] = field(default_factory=list)
     logs: list[dict[str, Any]] = field(default_factory=list)
     compile_brackets: list[dict[str, Any]] = field(default_factory=list)
     other: list[dict[str, Any]] = field(default_factory=list)  # tdiag events other parts add (kernel info, ...)
     exits: dict[int | None, dict[str, Any]] = field(default_factory=dict)  # rank -> exit event
+    crashes: list[dict[str, Any]] = field(default_factory=list)  # ending exceptions (program and threads), with rank
     stats: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
     truncated_ranks: list[int | None] = field(default_factory=list)
@@ -224,9 +226,13 @@ EVENT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
         "traced_offset": (int,), "user_firstlineno": (int,),
     },
     "exit": {"code": (int,), "reason": (str,), "duration_s": _NUMBER, "device": (str,)},
-    "compile_start": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
+    "compile_start": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,), "stack": (list,)},
     "compile_end": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
     "note": {"text": (str,)},
+    "crash": {
+        "thread": (str,), "exception": (str,), "message": (str,), "frames": (list,), "user_stack": (list,),
+        "compile_id": (str,), "gb_type": (str,), "backend_name": (str,), "inner": (dict,), "causes": (list,),
+    },
 }
 
 
@@ -279,6 +285,8 @@ def _load_file(rf: RecordFile, log: EventLog) -> None:
         elif kind == "source":
             if isinstance(ev.get("path"), str) and isinstance(ev.get("text"), str):
                 log.sources.setdefault(ev["path"], ev["text"])
+                if isinstance(ev.get("label"), str) and ev["label"]:
+                    log.source_labels.setdefault(ev["path"], ev["label"])
         elif kind == "note":
             # A note marked as a problem (damage an import found) belongs with the record's problems.
             target = log.problems if ev.get("problem") is True else log.notes
@@ -290,6 +298,9 @@ def _load_file(rf: RecordFile, log: EventLog) -> None:
             log.compile_brackets.append({**ev, "rank": rank})
         elif kind == "exit":
             log.exits[rank] = ev
+        elif kind == "crash":
+            if isinstance(ev.get("exception"), str):
+                log.crashes.append({**ev, "rank": rank})
         elif kind != "header":
             log.other.append({**ev, "rank": rank})
     log.stats.update(rf.stats)

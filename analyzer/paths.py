@@ -12,7 +12,10 @@ _TRACEBACK_FRAME = re.compile(r'^(\s*)File "([^"]+)", line \d+')
 
 
 class PathMapper:
-    def __init__(self, root: str | None, tool_paths: list[str] | None = None, cwd: str | None = None):
+    def __init__(self, root: str | None, tool_paths: list[str] | None = None, cwd: str | None = None,
+                 labels: dict[str, str] | None = None):
+        """``labels``: code with no file of its own that is the user's (a notebook cell) -> its name (``In [3]``)."""
+        self.labels = dict(labels or {})
         self.root = (root or "").replace("\\", "/").rstrip("/")
         self.cwd = (cwd or "").replace("\\", "/").rstrip("/")
         self.tool_paths = [p.replace("\\", "/") for p in tool_paths or []]
@@ -49,6 +52,8 @@ class PathMapper:
         return posixpath.normpath(p) if p.startswith("/") and "/." in p else p
 
     def is_library(self, path: str) -> bool:
+        if path in self.labels:
+            return False
         p = self.absolute(path)
         if _LIBRARY_DIR.match(p) or _STDLIB.match(p) or p.startswith("<"):
             return True
@@ -57,6 +62,8 @@ class PathMapper:
     def display(self, path: str | None) -> str:
         if not path:
             return "<unknown>"
+        if path in self.labels:
+            return self.labels[path]
         p = self.absolute(path)
         m = _LIBRARY_DIR.match(p)
         if m:

@@ -3,7 +3,8 @@
 The tracer (``tracer/profile_timeline.py``) splits each rank's window into labelled time: ``graph`` (a compiled
 graph's own call, per compile id), ``after`` (what a compiled frame ran after its graph: a graph break's eager part,
 per compile id), ``guard`` (Dynamo cache lookups), ``compile`` (compiles inside the window), ``backward`` (compiled
-backward) and ``eager`` (everything outside compiled frames). This module turns that into the Analysis; which part of
+backward) and ``eager`` (everything outside compiled frames: ``eager:optimizer``, ``eager:backward``, ``eager:data``,
+``eager:loss``, ``eager:ops`` by the outermost profiler event that covered it, plain ``eager`` where none did: Python). This module turns that into the Analysis; which part of
 the eager time each finding explains is ``cost.py``'s business.
 """
 
@@ -26,6 +27,9 @@ class RankWindow:
     window_s: float
     after_s: dict[str, float] = field(default_factory=dict)  # compile id -> eager time after its graph
     compile_s: dict[str, float] = field(default_factory=dict)  # compile id -> compile time inside the window
+    # stack samples of the stepping thread inside the window: "path:firstline:name" -> samples it was on the stack
+    samples: dict[str, int] = field(default_factory=dict)
+    sample_total: int = 0
     summary: RuntimeSummary = field(default_factory=RuntimeSummary)
 
 
@@ -69,23 +73,60 @@ def _window(ev: dict[str, Any]) -> RankWindow | None:
     rank = ev.get("rank")
     after = per_cid("after")
     compiled = total("graph") + total("backward")
+    parts = {EAGER_PARTS.get(label, "python"): 0.0 for label in time_us if label == "eager" or label.startswith("eager:")}
+    for label in time_us:
+        if label == "eager" or label.startswith("eager:"):
+            parts[EAGER_PARTS.get(label, "python")] += total(label)
+    device_time = ev.get("device_time") if isinstance(ev.get("device_time"), dict) else {}
+    busy = device_time.get("busy_us")
     summary = RuntimeSummary(
         status="measured",
         steps=int(ev.get("steps") or 0),
-        step_function=ev.get("step_function") if isinstance(ev.get("step_function"), str) else None,
+        step_function=_text(ev.get("step_function")),
         device=ev.get("device") if isinstance(ev.get("device"), str) else None,
         window_s=round(window_us * US, 6),
         compiled_s=round(compiled, 6),
-        eager_s=round(total("eager") + sum(after.values()), 6),
+        eager_s=round(sum(parts.values()) + sum(after.values()), 6),
         guard_s=round(total("guard"), 6),
         compile_s=round(total("compile"), 6),
         basis="measured",
+        partial=bool(ev.get("partial")),
+        planned_steps=ev.get("planned_steps") if isinstance(ev.get("planned_steps"), int) else None,
+        step_reason=_text(ev.get("step_reason")),
+        step_path=_text(ev.get("step_path")),
+        step_line=ev.get("step_line") if isinstance(ev.get("step_line"), int) else None,
+        eager_parts={k: round(v, 6) for k, v in parts.items() if v > 0},
+        device_busy_s=round(busy * US, 6) if isinstance(busy, (int, float)) else None,
     )
     compiles: dict[str, float] = {}
     for item in ev.get("compiles") or []:
         if isinstance(item, list) and len(item) == 2 and isinstance(item[1], (int, float)):
             compiles[str(item[0])] = compiles.get(str(item[0]), 0.0) + item[1] * US
-    return RankWindow(rank, summary.steps, summary.window_s, after, compiles, summary)
+    sampled = ev.get("samples") if isinstance(ev.get("samples"), dict) else {}
+    frames = sampled.get("frames") if isinstance(sampled.get("frames"), dict) else {}
+    total = sampled.get("total") if isinstance(sampled.get("total"), int) else 0
+    samples = {k: v for k, v in frames.items() if isinstance(v, int)}
+    return RankWindow(rank, summary.steps, summary.window_s, after, compiles, samples, total, summary)
+
+
+EAGER_PARTS = {
+    "eager": "python",
+    "eager:ops": "eager ops",
+    "eager:loss": "loss",
+    "eager:optimizer": "optimizer",
+    "eager:backward": "eager backward",
+    "eager:data": "data movement",
+}
+
+
+def window_summary(ev: dict[str, Any]) -> tuple[int | None, RuntimeSummary] | None:
+    """(rank, the window's summary) of one measured ``runtime`` event; None when it holds no usable window."""
+    window = _window(ev)
+    return (window.rank, window.summary) if window is not None else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _attach_graphs(analysis: Analysis, ev: dict[str, Any], rank: int | None) -> None:
@@ -102,11 +143,17 @@ def _attach_graphs(analysis: Analysis, ev: dict[str, Any], rank: int | None) -> 
             host_s=round(float(own.get(cid, 0)) * US, 6),
             device_s=round(float(device_us) * US, 6) if isinstance(device_us, (int, float)) else None,
         )
+    if isinstance(ev.get("graph_calls"), dict) and ev["graph_calls"]:
+        # joined per launch to the graph call that launched it (issue 23): analyzer/kernel_time.py
+        from tdiag.analyzer import kernel_time
+
+        kernel_time.attach(analysis, ev["graph_calls"], rank)
+        return
     kernels = ev.get("kernels") if isinstance(ev.get("kernels"), dict) else {}
     if not kernels:
         return
     for graph in analysis.graphs:
-        if graph.rank != rank:
+        if graph.rank != rank or graph.runtime is None or not graph.runtime.calls:  # only graphs that ran get time
             continue
         for kernel in graph.kernels:
             measured = kernels.get(kernel.name)

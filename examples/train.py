@@ -1,6 +1,6 @@
 """A small training script with the graph breaks and recompilations real models have.
 
-    tdiag run examples/train.py --epochs 1
+    tdiag run examples/train.py
 
 Runs in seconds on a CPU. Each problem is marked with what tdiag should report for it.
 """
@@ -39,7 +39,7 @@ class Model(nn.Module):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--epochs", type=int, default=4)  # 12 steps: enough for a measured window
     parser.add_argument("--backend", default="aot_eager")
     args = parser.parse_args()
 

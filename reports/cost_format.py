@@ -37,13 +37,42 @@ def runtime_line(runtime: RuntimeSummary | None) -> str | None:
         return f"runtime: not measured ({runtime.reason or 'no window'})"
     parts = runtime_parts(runtime)
     accounted = sum(v for _, v in parts)
+    partial = (
+        f" (partial window: the program ended {runtime.steps} of {runtime.planned_steps} steps into it)"
+        if runtime.partial and runtime.planned_steps
+        else ""
+    )
     return (
-        f"runtime: {runtime.steps} steps in {runtime.window_s * 1e3:.1f} ms measured: "
+        f"runtime: {runtime.steps} steps in {runtime.window_s * 1e3:.1f} ms measured{partial}: "
         + ", ".join(f"{label} {v * 1e3:.1f} ms" for label, v in parts)
         + f" (accounts for {accounted / runtime.window_s:.0%} of the window)"
         if runtime.window_s
         else ""
     )
+
+
+def runtime_detail_lines(runtime: RuntimeSummary | None) -> list[str]:
+    """Which callable was the step and why; what the eager time outside compiled code ran; the device's busy time."""
+    if runtime is None or runtime.status != "measured":
+        return []
+    lines = []
+    if runtime.step_function:
+        where = f" ({runtime.step_path.rsplit('/', 1)[-1]}:{runtime.step_line})" if runtime.step_path else ""
+        lines.append(f"step: {runtime.step_function}(){where}, " + (runtime.step_reason or "the step callable"))
+    other = runtime.unattributed_s
+    if runtime.eager_parts and other > 0 and runtime.steps:
+        parts = sorted(runtime.eager_parts.items(), key=lambda kv: -kv[1])
+        lines.append(
+            f"eager (other) {other / runtime.steps * 1e3:.3g} ms/step: "
+            + ", ".join(f"{name} {v / runtime.steps * 1e3:.3g}" for name, v in parts if v / runtime.steps >= 5e-6)
+        )
+    if runtime.device_busy_s is not None and runtime.window_s and runtime.steps:
+        busy = runtime.device_busy_s / runtime.window_s
+        lines.append(
+            f"device: busy {runtime.device_busy_s / runtime.steps * 1e3:.3g} ms/step ({busy:.0%}), "
+            f"idle {(runtime.window_s - runtime.device_busy_s) / runtime.steps * 1e3:.3g} ms/step ({1 - busy:.0%})"
+        )
+    return lines
 
 
 # One colour per part of the window, the same in the TUI bar and the HTML chart.

@@ -33,7 +33,8 @@ def line_heat(analysis: Analysis) -> dict[str, dict[int, LineHeat]]:
     seconds: dict[tuple[str, int], float] = defaultdict(float)
     for f in analysis.findings:
         cost = f.cost
-        if cost is not None and cost.basis == "measured" and cost.total_s > 0 and f.family not in KERNEL_FAMILIES and f.line:
+        # RUN findings are about the whole step (anchored at the step's def for navigation), not time at a line
+        if cost is not None and cost.basis == "measured" and cost.total_s > 0 and f.family not in KERNEL_FAMILIES + ("RUN",) and f.line:
             seconds[(f.path, f.line)] += cost.total_s
     for graph in analysis.graphs:
         for kernel in graph.kernels:

@@ -10,4 +10,17 @@ def capture(*args, **kwargs):
     return _capture(*args, **kwargs)
 
 
+def load_ipython_extension(ipython):
+    """``%load_ext tdiag``: registers ``%tdiag``/``%%tdiag`` (tdiag/notebook/magics.py); nothing is captured yet."""
+    from tdiag.notebook.magics import load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    from tdiag.notebook.magics import unload
+
+    unload(ipython)
+
+
 __all__ = ["__version__", "capture"]

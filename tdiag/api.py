@@ -31,8 +31,10 @@ class Capture:
     """A recording in progress (inside the ``with``) or done (after it)."""
 
     def __init__(self, output: str | os.PathLike | None = None, *, root: str | os.PathLike | None = None,
-                 deep: bool = False, reset: bool = False):
+                 deep: bool = False, reset: bool = False, label: str | None = None):
+        """``label``: what the record is a capture of (a notebook cell's ``In [3]``), shown in its outputs."""
         self._output = output
+        self.label = label
         self.root = Path(root).resolve() if root is not None else _caller_root()
         self.deep = deep
         self.reset = reset
@@ -51,7 +53,8 @@ class Capture:
             raise TdiagError("this capture is already recording; start a new tdiag.capture() for another block")
         self.path = Path(self._output) if self._output is not None else Path(tempfile.mkdtemp(prefix="tdiag-capture-"))
         record_path = prepare(self.path, None)
-        extra = {"target": {"kind": "capture", "name": str(self.root)}, "deep": self.deep, "source": CAPTURE_SOURCE}
+        target = {"kind": "capture", "name": self.label or str(self.root)}
+        extra = {"target": target, "deep": self.deep, "source": CAPTURE_SOURCE}
         try:
             self._writer = RecordWriter(record_path, header_fields(list(sys.argv), self.root, None, extra))
         except OSError as exc:
@@ -60,7 +63,7 @@ class Capture:
             import torch._dynamo
 
             torch._dynamo.reset()
-        self._session = TraceSession(self._writer, self.root, deep=self.deep)
+        self._session = TraceSession(self._writer, self.root, deep=self.deep, virtual_sources=_cell_sources())
         self._started = time.time()
         self._session.__enter__()
         return self
@@ -68,6 +71,8 @@ class Capture:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         from tdiag.tracer.session import record_exit
 
+        if exc is not None and not isinstance(exc, (KeyboardInterrupt, GeneratorExit)):
+            self._session.crashed(exc)  # the block's exception still propagates, printed as without tdiag
         self._session.close()
         reason = "exit" if exc_type is None else ("keyboard_interrupt" if exc_type is KeyboardInterrupt else "exception")
         record_exit(self._writer, 0 if exc_type is None else 1, reason, self._started)
@@ -93,6 +98,16 @@ def capture(output: str | os.PathLike | None = None, *, root: str | os.PathLike 
     of the file that called ``capture()``, or the current directory in a notebook or REPL.
     """
     return Capture(output, root=root, deep=deep, reset=reset)
+
+
+def _cell_sources() -> Any:
+    """In IPython or Jupyter, cells have no file: name them ``In [N]`` and keep their text (tdiag/notebook/cells.py)."""
+    if "IPython" not in sys.modules:
+        return None
+    from tdiag.notebook.cells import cell_sources, running_shell
+
+    shell = running_shell()
+    return cell_sources(shell) if shell is not None else None
 
 
 def _caller_root() -> Path:

@@ -8,9 +8,16 @@ microseconds from the window start. Only what attribution needs is kept:
 - ``guards``: each ``TorchDynamo Cache Lookup`` (guard evaluation) on that thread;
 - ``backward``: each compiled backward (``CompiledFunctionBackward``), on any thread, with its device time;
 - ``compiles``: compiles that ran inside the window (from tdiag's compile brackets);
-- ``kernels``: device time per kernel name (CUDA), to join with the record's kernel table by name.
+- ``kernels``: device time per kernel name (CUDA), to join with the record's kernel table by name; on CPU, the time of
+  each Inductor C++ kernel where the generated code records it (``cpu_kernels``);
+- ``device_time``: (CUDA) how long the device was busy (the union of its kernels, copies and sets) in the window.
 
-Eager time is what is left of the window: the analyzer attributes it (``analyzer/runtime.py``).
+Eager time is what is left of the window. It is labelled by the outermost profiler event on the stepping thread
+that covers it (``eager:optimizer`` for ``Optimizer.step#...``/``zero_grad``, ``eager:backward`` for autograd's
+eager backward functions on any thread, ``eager:data`` for copies and DataLoader iteration, ``eager:loss`` for loss
+ops, ``eager:ops`` for other aten ops) and ``eager`` where no event covers it (Python). The analyzer attributes it
+(``analyzer/runtime.py``). Only events that start inside [t0, t1) count: a partial window ends at the last step
+boundary, and what ran after it is not this window's.
 """
 
 from __future__ import annotations
@@ -25,12 +32,16 @@ GRAPH_CALL = "## Call CompiledFxGraph"
 MAX_SPANS = 200_000  # a window of tiny steps is cut here, and says so
 
 
-def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple[str | None, float, float]]) -> dict[str, Any]:
+def timeline(
+    profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple[str | None, float, float]], cuda: bool = False
+) -> dict[str, Any]:
     events = profiler.profiler.kineto_results.events()
     t0, t1 = int(t0_wall * 1e9), int(t1_wall * 1e9)
     cpu, device = [], []
     for e in events:
         (cpu if e.device_type().name == "CPU" else device).append(e)
+    device = _launched_before(cpu, device, t1)
+    cpu = [e for e in cpu if e.start_ns() < t1]
     step_thread = _stepping_thread(cpu)
     main = sorted((e for e in cpu if e.start_thread_id() == step_thread), key=lambda e: e.start_ns())
     regions = [_span(e) + (e.name()[len(REGION):],) for e in main if e.name().startswith(REGION)]
@@ -39,7 +50,11 @@ def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple
     ops = [_span(e) for e in main if e.name().startswith("aten::")]
     backward = [_span(e) for e in cpu if e.name() == BACKWARD]
     kernels, launched = device_kernels(cpu, device)
+    unlinked_ns = sum(ns for _, ns in kernels.values()) - sum(ns for _, ns in launched)
+    if not device:
+        kernels = cpu_kernels(main)
 
+    compiled_device_ns = 0
     lookup_starts = [a for a, _ in lookups]
     region_starts = [r[0] for r in regions]
     spans: list[tuple[int, int, tuple[int, float], str, str | None]] = []  # (start, end, priority, label, compile id)
@@ -55,23 +70,74 @@ def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple
         # kernels launched by the graph's own call only: a nested frame's region counts its own, and the code after
         # the graph (a break's eager part) launches eager kernels, so each kernel lands in one graph at most
         g["device_ns"] += _device_in(launched, start, graph_end)
+        compiled_device_ns += _device_in(launched, start, graph_end)
     spans += [(a, b, (1, 0.5), "backward", None) for a, b in backward]
+    spans += _eager_spans(main, cpu, cuda)
     spans += [(a, b, (2, 0), "guard", None) for a, b in lookups]
     for cid, s, e in compiles:
         spans.append((int(s * 1e9), int(e * 1e9), (3, 0), "compile", cid))
+    backward_device_ns = sum(_device_in(launched, a, b) for a, b in backward)
+    linked_ns = sum(ns for _, ns in launched)
     totals = _sweep(spans, t0, t1)
     truncated = len(spans) > MAX_SPANS
     return {
         "graphs": {cid: {"calls": v["calls"], "op_us": v["op_us"], "device_us": v["device_ns"] // 1000} for cid, v in per_graph.items()},
         "time_us": totals,  # label -> {compile id or "": microseconds}, a partition of the window
-        "backward": {"calls": len(backward), "device_us": sum(_device_in(launched, a, b) for a, b in backward) // 1000},
+        "backward": {"calls": len(backward), "device_us": backward_device_ns // 1000},
         "guard_calls": len(lookups),
         "compiles": [[cid, int(round((e - s) * 1e6))] for cid, s, e in compiles if e > t0_wall and s < t1_wall],
         "kernels": {name: [calls, ns // 1000] for name, (calls, ns) in sorted(kernels.items())},
+        "graph_calls": graph_call_kernels(cpu, device),
         # kernel time whose launching op was not found (it counts in no graph): a check on the link above
-        "unlinked_device_us": (sum(ns for _, ns in kernels.values()) - sum(ns for _, ns in launched)) // 1000,
+        "unlinked_device_us": unlinked_ns // 1000,
         "truncated": truncated,
+        **({"device_time": {
+            "busy_us": _busy(device, t0) // 1000,
+            # kernels launched outside compiled graphs' own calls (optimizer, loss, breaks' eager parts)
+            "outside_graphs_us": max(linked_ns - compiled_device_ns - backward_device_ns, 0) // 1000,
+        }} if cuda else {}),
     }
+
+
+OPTIMIZER = ("Optimizer.step#", "Optimizer.zero_grad#")
+DATA_LOADING = "enumerate(DataLoader)#"
+DATA_OPS = frozenset(("aten::to", "aten::_to_copy", "aten::copy_", "aten::pin_memory", "aten::contiguous"))
+EAGER_BACKWARD = "autograd::engine::evaluate_function: "
+LOSS = ("loss", "cross_entropy", "nll_")
+
+
+def _eager_spans(main: list[Any], cpu: list[Any], cuda: bool) -> list[tuple[int, int, tuple[int, float], str, None]]:
+    """What ran outside compiled code, by the outermost event covering it: below every compiled-code span, so only
+    time no region, guard, compile or compiled backward covers is labelled here. Higher priority: the outer label.
+    Copies count as data movement only with a GPU (on a CPU they are dtype conversions and scalar wrapping)."""
+    spans = []
+    for e in main:
+        name = e.name()
+        if name.startswith(OPTIMIZER):
+            label, prio = "eager:optimizer", 0.9
+        elif (cuda and name in DATA_OPS) or name.startswith(DATA_LOADING):
+            label, prio = "eager:data", 0.7
+        elif name.startswith("aten::"):
+            label, prio = ("eager:loss", 0.6) if any(k in name for k in LOSS) else ("eager:ops", 0.5)
+        else:
+            continue
+        spans.append(_span(e) + ((0, prio), label, None))
+    for e in cpu:  # eager backward runs on autograd's device threads too (CUDA): the stepping thread waits meanwhile
+        if e.name().startswith(EAGER_BACKWARD) and e.name() != BACKWARD:
+            spans.append(_span(e) + ((0, 0.8), "eager:backward", None))
+    return spans
+
+
+def _launched_before(cpu: list[Any], device: list[Any], t1: int) -> list[Any]:
+    """Device activity the window's host code launched: its launching op started before ``t1``."""
+    op_start = {e.correlation_id(): e.start_ns() for e in cpu if e.linked_correlation_id() == 0}
+    return [e for e in device if op_start.get(e.linked_correlation_id(), e.start_ns()) < t1]
+
+
+def _busy(device: list[Any], t0: int) -> int:
+    """Nanoseconds in which the device ran anything (kernels, copies, sets; streams overlapping counted once)."""
+    spans = sorted(_span(e) for e in device if e.duration_ns() > 0 and not e.is_user_annotation() and e.start_ns() >= t0)
+    return _covered(spans, spans[0][0], spans[-1][1]) if spans else 0
 
 
 def device_kernels(cpu: list[Any], device: list[Any]) -> tuple[dict[str, list[int]], list[tuple[int, int]]]:
@@ -96,6 +162,100 @@ def device_kernels(cpu: list[Any], device: list[Any]) -> tuple[dict[str, list[in
             launched.append((host, e.duration_ns()))
     launched.sort()
     return kernels, launched
+
+
+CPP_KERNEL = "cpp_fused_"
+
+
+def cpu_kernels(main: list[Any]) -> dict[str, list[int]]:
+    """CPU time per Inductor C++ kernel, where the generated code records each one: only with Inductor's
+    ``cpp.enable_kernel_profile`` (``TORCHINDUCTOR_CPP_ENABLE_KERNEL_PROFILE=1``), which wraps every kernel in a
+    ``RECORD_FUNCTION`` named after it. Without it the profiler sees no C++ kernel (they are called straight from the
+    generated Python ``call``), so this is empty and the kernel table has no per-kernel time on CPU."""
+    kernels: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for e in main:
+        name = e.name()
+        at = name.find(CPP_KERNEL)
+        if at >= 0:  # recorded as graph_<n>_cpp_fused_...: the kernel table names it without the prefix
+            kernels[name[at:]][0] += 1
+            kernels[name[at:]][1] += e.duration_ns()
+    return kernels
+
+
+# -- per graph call (issue 23, kernel attribution): kept apart from the region sweep above -------------------------
+def graph_call_kernels(cpu: list[Any], device: list[Any]) -> dict[str, dict[str, list[int]]]:
+    """Device time of the kernels each compiled graph launched, per Inductor graph (its FX graph key, from the
+    ``## Call CompiledFxGraph KEY ##`` marker around every call, forward and backward, on any thread), by launcher:
+    the outermost aten op the launch happened in (the graph's call of ``aten::mm`` for an extern ``mm``'s cuBLAS
+    GEMM, ``aten::_scaled_dot_product_flash_attention`` for a fallback whose kernels an inner op launched), else the
+    kernel's own name (Triton, launched from the graph's code). {key: {launcher: [launches, device us]}}."""
+    import bisect
+
+    markers: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    aten: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    for e in cpu:
+        name = e.name()
+        if name.startswith(GRAPH_CALL):
+            markers[e.start_thread_id()].append((*_span(e), name[len(GRAPH_CALL):].strip(" #")))
+        elif name.startswith("aten::"):
+            aten[e.start_thread_id()].append((*_span(e), name))
+    if not markers:
+        return {}
+    outer = {tid: _outermost(aten.get(tid, [])) for tid in markers}
+    for spans in markers.values():
+        spans.sort()
+    if not device:  # a CPU run: the host time of the aten ops each call ran (extern and fallback calls; C++ kernels
+        return _cpu_ops_per_call(markers, outer)  # have no profiler event of their own)
+    ops = {e.correlation_id(): e for e in cpu if e.linked_correlation_id() == 0}
+    out: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for e in device:
+        if e.duration_ns() <= 0 or e.name().startswith(("Memcpy", "Memset")) or e.is_user_annotation():
+            continue
+        op = ops.get(e.linked_correlation_id())
+        if op is None or op.start_thread_id() not in markers:
+            continue
+        tid, at = op.start_thread_id(), op.start_ns()
+        marker = _containing(markers[tid], at, bisect)
+        if marker is None:
+            continue
+        top = _containing(outer[tid], at, bisect)
+        launcher = top[2] if top is not None and top[0] >= marker[0] else e.name()
+        entry = out[marker[2]][launcher]
+        entry[0] += 1
+        entry[1] += e.duration_ns()
+    return {key: {name: [n, ns // 1000] for name, (n, ns) in sorted(v.items())} for key, v in out.items()}
+
+
+def _cpu_ops_per_call(markers: dict[int, list[tuple[int, int, str]]],
+                      outer: dict[int, list[tuple[int, int, str]]]) -> dict[str, dict[str, list[int]]]:
+    import bisect
+
+    out: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for tid, spans in markers.items():
+        ops = outer[tid]
+        starts = [a for a, _, _ in ops]
+        for start, end, key in spans:
+            for a, b, name in ops[bisect.bisect_left(starts, start):bisect.bisect_right(starts, end)]:
+                if b <= end:
+                    entry = out[key][name]
+                    entry[0] += 1
+                    entry[1] += b - a
+    return {key: {name: [n, ns // 1000] for name, (n, ns) in sorted(v.items())} for key, v in out.items()}
+
+
+def _outermost(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The spans not nested in an earlier one, sorted (non-overlapping)."""
+    out: list[tuple[int, int, str]] = []
+    for span in sorted(spans):
+        if not out or span[0] >= out[-1][1]:
+            out.append(span)
+    return out
+
+
+def _containing(spans: list[tuple[int, int, str]], at: int, bisect: Any) -> tuple[int, int, str] | None:
+    """The last span of the sorted ``spans`` that starts at or before ``at`` and contains it."""
+    i = bisect.bisect_right(spans, (at, float("inf"), "")) - 1
+    return spans[i] if i >= 0 and spans[i][0] <= at <= spans[i][1] else None
 
 
 def _span(e: Any) -> tuple[int, int]:
@@ -166,7 +326,7 @@ def _sweep(spans: list[tuple[int, int, tuple[int, float], str, str | None]], t0:
             heapq.heappush(heap, ((-prio[0], -prio[1]), i, i))
         else:
             ended.add(i)
-    totals["eager"][""] += t1 - prev
+    totals["eager"][""] += t1 - prev  # a label may be "eager:..." or "eager": both are outside compiled code
     return {label: {cid: int(round(ns / 1000)) for cid, ns in by.items()} for label, by in totals.items()}
 
 

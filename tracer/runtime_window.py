@@ -1,14 +1,21 @@
 """A bounded runtime window: after compilation settles, measure a few steps of the program's own execution.
 
-A *step* is one outermost call of the first compiled callable the program calls (its model, usually). Every callable
-that ``torch.compile`` returns is wrapped so that its entry is seen; the window opens at a step boundary once that
-callable ran ``settle`` steps without any compile, and closes at the boundary ``steps`` steps later (or after
-``seconds``, checked at boundaries). Inside it, ``torch.profiler`` (Kineto; CPU, plus CUDA activity when a GPU is
-present) records; at its end the events are reduced in-process to a compact timeline (``profile_timeline``) and
-written as one ``runtime`` event. Then the profiler is gone and every wrapper is a single flag check.
+A *step* is one outermost call (not a call from inside another compiled callable) of the program's step callable:
+the first-entered compiled callable that is entered again. A loop repeats; a setup function compiled first and
+called once does not, so the loop that calls another function 400 times is measured over that function; a loop that
+calls ``once`` and then ``hot`` 50 times is measured over ``once`` (its iterations: whole cycles, with ``hot``'s
+calls inside them counted); generate called once is measured over its decode steps. Until a callable repeats the
+step is provisional; when an earlier-entered one repeats, the step moves to it and a window already open is dropped
+and settles again. Every callable that ``torch.compile`` returns is wrapped so
+that its entry is seen; the window opens at a step boundary once the step ran ``settle`` steps without any compile,
+and closes at the boundary ``steps`` steps later (or after ``seconds``, checked at boundaries). Inside it,
+``torch.profiler`` (Kineto; CPU, plus CUDA activity when a GPU is present) records; at its end the events are
+reduced in-process to a compact timeline (``profile_timeline``) and written as one ``runtime`` event. Then the
+profiler is gone and every wrapper is a single flag check.
 
-A program that ends before a window completed gets a ``runtime`` event saying so (``status: not_measured``), never
-numbers for a partial window.
+A program that ends inside the window keeps what it measured: the window ends at the last step boundary it passed
+and is labelled partial with the steps it holds (never extrapolated). A program that ends before one measured step
+gets a ``runtime`` event saying why (``status: not_measured``) and what would measure it.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tdiag.tracer import dynamo_skip
+
 Write = Callable[[dict[str, Any]], None]
 
 # Safety bound: a window whose next step boundary never comes (the program left its loop) is abandoned this long after
@@ -33,7 +42,10 @@ ABANDON_AFTER_S = 10.0
 @dataclass(frozen=True)
 class WindowSpec:
     steps: int = 20  # measured steps
-    settle: int = 3  # steps without a compile before the window opens
+    # steps without a compile before the window opens: a training step compiles in its first call (forward and
+    # backward) and often once more in its second (optimizer state, automatic dynamic); 2 quiet steps after that
+    # open the window at step 4 at the latest, so a 6-step run measures 2 and a 10-step run 6
+    settle: int = 2
     seconds: float = 2.0  # the window also closes at the first step boundary after this long
 
 
@@ -58,6 +70,7 @@ def _stop_in_child(window: weakref.ref) -> None:
     if live is not None:
         live.active = False
         live.state = "done"
+        live._sampler = None  # its thread did not survive the fork
         live._profiler = None  # the parent's profiler object: never stopped or read from the child
 
 
@@ -67,12 +80,12 @@ class RuntimeWindow:
     def __init__(self, write: Write, spec: WindowSpec | None = None):
         self.write = write
         self.spec = spec or WindowSpec()
-        self.state = "settling"  # settling -> measuring -> done
+        self.state = "settling"  # settling -> measuring -> done (or -> armed -> settling, see _stop)
         self.active = True  # read by every wrapper; False makes them plain pass-throughs
         self._main = threading.main_thread().ident
         self._depth = 0
         self._anchor: int | None = None  # id of the wrapper whose calls are steps
-        self._anchor_name = ""
+        self._callables: dict[int, _Callable] = {}  # every wrapper entered, by id
         self._steps_seen = 0
         self._quiet = 0  # steps since the last compile
         self._compiled_since_step = False
@@ -82,15 +95,24 @@ class RuntimeWindow:
         self._t0 = 0.0
         self._t0_wall = 0.0
         self._measured_steps = 0
+        self._last_boundary = (0.0, 0.0)  # (wall, perf_counter) of the last step boundary inside the window
+        self._sampler: Any = None  # stack_sampler.StackSampler while the window is open
+        self._held: dict[str, Any] | None = None  # a complete window over a step that may still move (see _stop)
         self._undo: Callable[[], None] | None = None
 
     # -- installation -------------------------------------------------------------------------------------------
     def install(self) -> Callable[[], None] | None:
-        """Wrap what torch.compile returns; ``None`` when this torch has no such entry point."""
+        """Wrap what torch.compile returns; ``None`` when this torch has no such entry point.
+
+        Raises ``DynamoSkipUnavailable`` (nothing installed) when this torch cannot be told to skip the wrapper: a
+        wrapper Dynamo could compile would change what the program compiles (docs/runtime-window.md).
+        """
         try:
             from torch._dynamo.eval_frame import _TorchDynamoContext
         except Exception:
             return None
+        # the wrapper, and every method torch's hooks call while a compiled frame's eager part may be running
+        dynamo_skip.hide(dynamo_skip.nested_code(_wrapper, "compiled_step"), *dynamo_skip.codes_of(RuntimeWindow))
         original = _TorchDynamoContext.__call__
         window = self
 
@@ -114,21 +136,7 @@ class RuntimeWindow:
         return undo
 
     def _wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        window = self
-
-        @functools.wraps(fn)  # copies torch's _torchdynamo_* attributes: Dynamo inlines through us as through fn
-        def compiled_step(*args: Any, **kwargs: Any) -> Any:
-            if not window.active or window._depth or threading.get_ident() != window._main:
-                return fn(*args, **kwargs)
-            window._step_boundary(compiled_step)
-            window._depth = 1
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                window._depth = 0
-
-        compiled_step._torchdynamo_wrapper_id = id(compiled_step)  # torch's innermost_fn unwraps us to fn
-        return compiled_step
+        return _wrapper(self, fn)
 
     # -- compile brackets (from tracer.progress) ----------------------------------------------------------------
     def on_compile(self, event: dict[str, Any]) -> None:
@@ -150,12 +158,21 @@ class RuntimeWindow:
             if self.state == "measuring" and time.perf_counter() - self._t0 > self.spec.seconds + ABANDON_AFTER_S:
                 self._abandon("no step boundary came within %.0f s of the window's end" % ABANDON_AFTER_S)
                 return
+            entry = self._callables.get(id(wrapper))
+            if entry is None:
+                entry = self._callables[id(wrapper)] = _Callable.of(wrapper, order=len(self._callables))
+            entry.calls += 1
+            if self.state == "measuring":
+                entry.in_window += 1
             if self._anchor is None:
                 self._anchor = id(wrapper)
-                self._anchor_name = getattr(wrapper, "__qualname__", "") or ""
-            if id(wrapper) != self._anchor:
+            elif id(wrapper) != self._anchor and entry.calls >= 2:
+                step = self._callables[self._anchor]
+                if step.calls < 2 or entry.order < step.order:
+                    self._move_step(id(wrapper))  # it repeats, and the step did not yet or was entered later
+            if id(wrapper) != self._anchor or self.state == "armed":
                 return
-            self._steps_seen += 1
+            self._steps_seen = entry.calls
             if self.state == "settling":
                 if self._compiled_since_step:
                     self._compiled_since_step = False
@@ -165,10 +182,31 @@ class RuntimeWindow:
                     self._start()
             elif self.state == "measuring":
                 self._measured_steps += 1
+                self._last_boundary = (time.time(), time.perf_counter())
+                for c in self._callables.values():  # calls inside the window's complete steps
+                    c.in_steps = c.in_window
                 if self._measured_steps >= self.spec.steps or time.perf_counter() - self._t0 >= self.spec.seconds:
                     self._stop()
         except Exception as exc:  # measurement is extra: never let it break the program
             self._give_up(f"runtime measurement failed: {type(exc).__name__}: {exc}")
+
+    def _move_step(self, anchor: int) -> None:
+        """Another callable is the step from now on; it settles afresh (a window already open measured the wrong
+        boundaries and is dropped)."""
+        self._anchor = anchor
+        self._quiet = 0
+        self._compiled_since_step = True  # its previous call's interval is unknown: count it as compiling
+        if self.state == "armed":  # the held window measured a step that was not the program's: dropped
+            self.state = "settling"
+            self._held = None
+        if self.state == "measuring":
+            profiler, self._profiler = self._profiler, None
+            with _quiet_stderr():
+                profiler.stop()
+            self._stop_sampler()
+            self.state = "settling"
+        for entry in self._callables.values():
+            entry.in_window = entry.in_steps = 0
 
     def _start(self) -> None:
         import torch
@@ -182,37 +220,80 @@ class RuntimeWindow:
         self._profiler = profile(activities=activities)
         with _quiet_stderr():
             self._profiler.start()
+        from tdiag.tracer.stack_sampler import StackSampler
+
+        self._sampler = StackSampler(threading.get_ident())
+        self._sampler.start()
         self.state = "measuring"
         self._compiles = []
         self._measured_steps = 0
         self._t0_wall = time.time()
         self._t0 = time.perf_counter()
+        self._last_boundary = (self._t0_wall, self._t0)
 
-    def _stop(self) -> None:
+    def _stop(self, partial: bool = False) -> None:
+        """Close the window at the last step boundary (now, or the last one before the program ended: ``partial``)."""
         import torch
 
         if self._cuda:
             torch.cuda.synchronize()
-        window_s = time.perf_counter() - self._t0
-        t1_wall = self._t0_wall + window_s
+        if not partial:
+            self._last_boundary = (time.time(), time.perf_counter())
+        t1_wall, t1 = self._last_boundary
+        window_s = t1 - self._t0
         profiler, self._profiler = self._profiler, None
         with _quiet_stderr():
             profiler.stop()
-        self._finish()
+        samples = self._stop_sampler()
         from tdiag.tracer.profile_timeline import timeline
 
-        event = timeline(profiler, self._t0_wall, t1_wall, self._compiles)
+        event = timeline(profiler, self._t0_wall, self._t0_wall + window_s, self._compiles, cuda=self._cuda)
+        step = self._callables[self._anchor]
         event.update(
             type="runtime",
             status="measured",
             steps=self._measured_steps,
+            planned_steps=self.spec.steps,
+            partial=partial,
             settle=self.spec.settle,
-            step_function=self._anchor_name,
+            step_function=step.name,
+            step_path=step.path,
+            step_line=step.line,
+            step_reason=self._step_reason(),
+            callables=[c.public() for c in sorted(self._callables.values(), key=lambda c: -c.calls)][:20],
             window_s=window_s,
             window_us=int(window_s * 1e6),
             device="cuda" if self._cuda else "cpu",
+            samples=samples,
         )
-        self.write(event)
+        if partial or step.order == 0:
+            self._finish()
+            self.write(event)
+            return
+        # Measured over a callable entered after another that has not repeated (yet): a setup function, or the
+        # first call of an outer loop whose inner loop is this callable. Held until the program ends; if the
+        # earlier one repeats, the step moves to it and a new window replaces this one.
+        self._held = event
+        self.state = "armed"
+
+    def _stop_sampler(self) -> dict[str, Any] | None:
+        sampler, self._sampler = self._sampler, None
+        return sampler.stop() if sampler is not None else None
+
+    def _step_reason(self) -> str:
+        step = self._callables[self._anchor]
+        others = sorted((c for c in self._callables.values() if c is not step), key=lambda c: -c.calls)
+        if not others:
+            return f"the only compiled callable the program entered ({step.calls} calls)"
+        inside = ", ".join(f"{c.name} {c.in_steps}" for c in others if c.in_steps)
+        earlier = ", ".join(c.name for c in others if c.order < step.order)
+        why = (
+            f"entered {step.calls} times: the first compiled callable the program entered, and it repeats"
+            if not earlier
+            else f"entered {step.calls} times: the first-entered compiled callable that repeats ({earlier}: "
+            "entered earlier, not again)"
+        )
+        return why + (f"; calls of others inside the window: {inside}" if inside else "")
 
     def _abandon(self, reason: str) -> None:
         profiler, self._profiler = self._profiler, None
@@ -235,32 +316,123 @@ class RuntimeWindow:
         self.write({"type": "runtime", "status": "not_measured", "reason": reason, "steps_seen": self._steps_seen})
 
     def _finish(self) -> None:
+        self._stop_sampler()
         self.state = "done"
         self.active = False
         if self._undo is not None:
             self._undo()
 
     def close(self) -> None:
-        """At the end of the capture: a window that did not complete is reported as not measured."""
+        """At the end of the capture: a window cut short keeps its measured steps (labelled partial); a window that
+        measured none is reported as not measured, with what would measure it."""
         if self.state == "done":
+            return
+        if self.state == "measuring" and self._measured_steps >= 1:
+            try:
+                self._stop(partial=True)
+            except Exception as exc:
+                self._give_up(f"runtime measurement failed: {type(exc).__name__}: {exc}")
+            return
+        if self._held is not None:  # the complete window over the step before it moved, or never moved
+            if self._profiler is not None:
+                with contextlib.suppress(Exception), _quiet_stderr():
+                    self._profiler.stop()
+                self._profiler = None
+            self._finish()
+            self.write(self._held)
             return
         if self._steps_seen == 0:
             reason = "no compiled function was called"
         elif self.state == "measuring":
             reason = (
-                f"program ended after {self._steps_seen} steps, {self._measured_steps} of {self.spec.steps} "
-                "into the window"
+                f"program ended after {self._steps_seen} steps, before the first measured step completed; "
+                "run at least one more step to measure one"
             )
         else:
             reason = (
                 f"program ended after {self._steps_seen} steps, before compilation settled "
-                f"({self.spec.settle} steps without a compile are needed first)"
+                f"({self.spec.settle} steps without a compile are needed first); "
+                + _what_would_measure(self._steps_seen, self.spec)
             )
         if self._profiler is not None:
             self._abandon(reason)
         else:
             self._finish()
             self.write({"type": "runtime", "status": "not_measured", "reason": reason, "steps_seen": self._steps_seen})
+
+
+@dataclass
+class _Callable:
+    """One compiled callable the program entered: its outermost calls, in all and inside the window."""
+
+    name: str
+    path: str | None
+    line: int | None
+    order: int = 0  # first entered: 0
+    calls: int = 0
+    in_window: int = 0  # outermost calls since the window opened
+    in_steps: int = 0  # of those, the ones before the window's last step boundary
+
+    @classmethod
+    def of(cls, wrapper: Callable[..., Any], order: int) -> _Callable:
+        user = getattr(wrapper, "_torchdynamo_orig_callable", wrapper)
+        for _ in range(8):  # torch's wrap_inline and functools.wraps layers, down to what the user compiled
+            inner = getattr(user, "__wrapped__", None)
+            if inner is None:
+                break
+            user = inner
+        owner = getattr(user, "__self__", None)
+        if _is_module(user) or (owner is not None and _is_module(owner) and getattr(user, "__name__", "") in _MODULE_CALLS):
+            module = user if _is_module(user) else owner
+            # torch.compile(model): the model's forward, not nn.Module._wrapped_call_impl or wrap_inline's inner
+            name, user = f"{type(module).__qualname__}.forward", getattr(type(module), "forward", user)
+            for _ in range(8):  # a library's decorators on forward (transformers' can_return_tuple, ...)
+                user = getattr(user, "__wrapped__", None) or user
+                if not hasattr(user, "__wrapped__"):
+                    break
+        else:
+            name = getattr(user, "__qualname__", None) or getattr(wrapper, "__qualname__", "") or "?"
+        code = getattr(getattr(user, "__func__", user), "__code__", None)
+        return cls(name, code.co_filename if code else None, code.co_firstlineno if code else None, order)
+
+    def public(self) -> dict[str, Any]:
+        return {"name": self.name, "path": self.path, "line": self.line, "calls": self.calls, "in_window": self.in_steps}
+
+
+_MODULE_CALLS = ("__call__", "_wrapped_call_impl", "_call_impl")
+
+
+def _is_module(obj: Any) -> bool:
+    return any(c.__name__ == "Module" and c.__module__.startswith("torch.nn") for c in type(obj).__mro__)
+
+
+def _what_would_measure(steps_seen: int, spec: WindowSpec) -> str:
+    """The window needs 1 compiling step, ``settle`` quiet ones, then one measured step."""
+    needed = spec.settle + 3
+    if steps_seen >= 3:
+        return f"--profile-window {spec.steps}:0 would measure from step 2, or run {needed} steps or more"
+    return f"run {needed} steps or more to measure"
+
+
+def _wrapper(window: RuntimeWindow, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Every wrapper shares one code object, which ``install`` told Dynamo's frame evaluator to skip, recursively
+    (``dynamo_skip``): Dynamo never compiles it nor anything tdiag runs from it, whatever callback is active when it
+    is called (the eager part of an outer compiled frame). ``fn`` (torch's own compile wrapper) sets its own callback
+    on entry, as it always does, so the program's compiled code is reached exactly as without tdiag."""
+
+    @functools.wraps(fn)  # copies torch's _torchdynamo_* attributes: a tracing Dynamo inlines what fn would inline
+    def compiled_step(*args: Any, **kwargs: Any) -> Any:
+        if not window.active or window._depth or threading.get_ident() != window._main:
+            return fn(*args, **kwargs)
+        window._step_boundary(compiled_step)
+        window._depth = 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            window._depth = 0
+
+    compiled_step._torchdynamo_wrapper_id = id(compiled_step)  # torch's innermost_fn unwraps us to fn
+    return compiled_step
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tdiag.tracer import break_hook, import_watch, progress
+from tdiag.tracer import break_hook, crash, import_watch, progress
 from tdiag.tracer.collector import TraceCollector
 from tdiag.tracer.problems import CaptureProblems
 from tdiag.tracer.sources import SourceSnapshotter, offer_event_sources
@@ -72,23 +72,29 @@ def tool_paths() -> list[str]:
     """Where tdiag's own code lives, so the analysis can drop its frames from user stacks."""
     import runpy
 
+    return sorted(set(tool_dirs()) | {os.path.realpath(runpy.__file__), "<frozen runpy>"})
+
+
+def tool_dirs() -> tuple[str, ...]:
+    """The directories of tdiag's own packages (their frames are dropped from the program's tracebacks)."""
     import tdiag.compiler
     import tdiag.tracer
 
-    dirs = {os.path.dirname(os.path.realpath(m.__file__)) for m in (tdiag, tdiag.tracer, tdiag.compiler)}
-    return sorted(dirs | {os.path.realpath(runpy.__file__), "<frozen runpy>"})
+    return tuple(sorted({os.path.dirname(os.path.realpath(m.__file__)) for m in (tdiag, tdiag.tracer, tdiag.compiler)}))
 
 
 class TraceSession:
     """Install the capture; ``listener(CompileProgress)`` sees progress (compile start/end, break, recompile)."""
 
     def __init__(
-        self, writer: RecordWriter, root: Path, listener: Listener | None = None, deep: bool = False, profile: Any = None
+        self, writer: RecordWriter, root: Path, listener: Listener | None = None, deep: bool = False, profile: Any = None,
+        virtual_sources: Any = None,
     ):
-        """``profile``: a ``runtime_window.WindowSpec`` to measure a runtime window, or None for no measurement."""
+        """``profile``: a ``runtime_window.WindowSpec`` to measure a runtime window, or None for no measurement.
+        ``virtual_sources``: see ``sources.VirtualSources`` (notebook cells)."""
         self.writer = writer
         self.listener = listener
-        self.sources = SourceSnapshotter(writer, root)
+        self.sources = SourceSnapshotter(writer, root, virtual_sources)
         self.problems = CaptureProblems(writer.write)
         self.collector = TraceCollector(writer, self._on_torch_event, on_error=self.failed)
         self.deep = deep
@@ -101,6 +107,10 @@ class TraceSession:
         self.collector.install()
         self._undo.append(self.collector.uninstall)
         self._replay_interned_filenames()
+        try:
+            self._undo.append(crash.ThreadCrashes(self.writer.write, tool_dirs()).install())
+        except Exception as exc:
+            self.failed("thread exception hook", exc)
         # A program that never compiles never imports torch._dynamo (~1 s): its hooks wait for that import.
         self._undo.append(import_watch.after_import("torch._dynamo", self._install_dynamo_hooks, self._unwatchable))
         return self
@@ -183,7 +193,11 @@ class TraceSession:
         from tdiag.tracer.runtime_window import RuntimeWindow
 
         window = RuntimeWindow(self.writer.write, self.profile)
-        undo = window.install()
+        try:
+            undo = window.install()
+        except Exception as exc:  # e.g. no way to hide the wrapper from Dynamo: measuring would change the program
+            self.failed("runtime window", exc)
+            return
         if undo is None:
             self.note("this torch has no _TorchDynamoContext: runtime cost was not measured")
             return
@@ -197,6 +211,17 @@ class TraceSession:
     def write(self, event: dict[str, Any]) -> None:
         self.writer.write(event)
 
+    def crashed(self, exc: BaseException) -> None:
+        """The program ends with ``exc``: keep it in the record (its traceback then prints as without tdiag)."""
+        try:
+            self.writer.write(crash.describe(exc))
+        except Exception as failure:
+            self.failed("crash capture", failure)
+        try:
+            crash.without_tool_frames(exc, tool_dirs())
+        except Exception as failure:
+            self.failed("crash capture", failure)
+
     def failed(self, what: str, exc: BaseException) -> None:
         """A hook swallowed ``exc`` so as not to break torch: count it into the record (see ``problems``)."""
         self.problems.failed(what, exc)
@@ -207,6 +232,8 @@ class TraceSession:
 
     def _on_compile_event(self, event: dict[str, Any]) -> None:
         self.writer.write(event)
+        if event.get("stack"):
+            self.sources.offer([frame["filename"] for frame in event["stack"]])
         if self.window is not None:
             self.window.on_compile(event)
         if self.listener is not None:

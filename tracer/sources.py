@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sysconfig
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +31,14 @@ def library_roots() -> list[str]:
     return sorted(roots)
 
 
+# code with no file of its own that belongs to the user (a notebook cell): path -> (label, text), or None
+VirtualSources = Callable[[str], "tuple[str, str] | None"]
+
+
 class SourceSnapshotter:
-    def __init__(self, writer: RecordWriter, root: Path):
+    def __init__(self, writer: RecordWriter, root: Path, virtual: VirtualSources | None = None):
         self.writer = writer
+        self.virtual = virtual
         self.root = os.path.realpath(root)
         self._seen: set[str] = set()
         self._library_roots = library_roots()
@@ -48,9 +53,13 @@ class SourceSnapshotter:
 
     def offer(self, paths: Iterable[str]) -> None:
         for path in paths:
-            if not path or path in self._seen or path.startswith("<"):
+            if not path or path in self._seen:
                 continue
             self._seen.add(path)
+            if self.virtual is not None and self._offer_virtual(path):
+                continue
+            if path.startswith("<"):
+                continue
             try:
                 if not self.is_user_file(path) or not path.endswith(".py"):
                     continue
@@ -62,6 +71,17 @@ class SourceSnapshotter:
                 continue
             text = data.decode("utf-8", "replace")
             self.writer.write({"type": "source", "path": os.path.abspath(path), "sha": payload_hash(text), "text": text})
+
+    def _offer_virtual(self, path: str) -> bool:
+        try:
+            found = self.virtual(path)
+        except Exception:  # the lookup belongs to the host (IPython): it never breaks a capture
+            return False
+        if found is None:
+            return False
+        label, text = found
+        self.writer.write({"type": "source", "path": path, "label": label, "sha": payload_hash(text), "text": text})
+        return True
 
     def offer_text(self, text: str | None) -> None:
         if text:

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from tdiag.analyzer.model import Analysis, Finding, Frame, Site
 
 FAMILIES = {
+    "CRS": "program stopped",  # ranked before every other family in every output
     "BRK": "graph breaks",
     "RCP": "recompilations and guards",
     "DYN": "dynamic shapes",
@@ -61,6 +62,7 @@ FAMILIES = {
     "DIV": "divergence across ranks",
     "CGR": "CUDA graphs",
     "DST": "distributed training",
+    "RUN": "measured runtime outside compiled code",
 }
 # How a family's line is marked in the TUI's gutter (default: "finding").
 FAMILY_MARKS = {"BRK": "break", "RCP": "recompile", "DYN": "recompile", "DIV": "recompile"}

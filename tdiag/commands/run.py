@@ -32,7 +32,7 @@ class RunCommand:
         parser.add_argument(
             "--profile-window",
             metavar="STEPS[:SETTLE[:SECONDS]]",
-            help="measure STEPS steps once SETTLE steps ran without a compile, at most SECONDS (default 20:3:2)",
+            help="measure STEPS steps once SETTLE steps ran without a compile, at most SECONDS (default 20:2:2)",
         )
         parser.add_argument("--no-profile", action="store_true", help="do not measure a runtime window (no cost column)")
         parser.add_argument("--nproc-per-node", type=int, metavar="N", help="launch N ranks through torchrun")
@@ -76,7 +76,7 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
     )
     previous_term = _record_on_sigterm(writer, started)
     with session:
-        outcome = runner.run(target)
+        outcome = runner.run(target, on_exception=session.crashed)
     if status is not None:
         status.stop()
     signal.signal(signal.SIGTERM, previous_term)

@@ -48,7 +48,9 @@ def test_hot_loop_break_costs_more_and_ranks_first(hot_loop):
     # 50 breaks a step against 1: far more than 10x, whatever the machine's noise
     assert hot.cost.total_s > 10 * once.cost.total_s > 0
     assert hot_loop.findings.index(hot) < hot_loop.findings.index(once)
-    assert hot_loop.findings[0] is hot
+    # first of the findings at a line: RUN001 (the step's Python loop around 51 compiled calls, outside compiled code)
+    # is about the whole step and may cost more
+    assert [f for f in hot_loop.findings if f.family != "RUN"][0] is hot
     runtime = hot_loop.summary.runtime
     assert runtime.status == "measured" and runtime.steps == WindowSpec().steps
     assert hot.cost.per_call_ms == pytest.approx(hot.cost.total_s / runtime.steps * 1e3, rel=1e-3)
@@ -68,7 +70,9 @@ def test_window_reconciles(hot_loop):
     r = hot_loop.summary.runtime
     parts = r.compiled_s + r.attributed_s + r.unattributed_s + r.guard_s + r.compile_s
     assert parts == pytest.approx(r.window_s, rel=0.10)
-    assert r.attributed_s == pytest.approx(sum(f.cost.total_s for f in hot_loop.findings if f.cost and f.family == "BRK"))
+    # the breaks' eager parts are the attributed eager time; their costs also hold their resume graphs' call overhead
+    # (inside "compiled"), so they are at least that
+    assert 0 < r.attributed_s <= sum(f.cost.total_s for f in hot_loop.findings if f.cost and f.family == "BRK") + 1e-6
 
 
 def test_too_short_program_says_not_measured(tmp_path, session_env):
@@ -98,7 +102,7 @@ def test_recompile_storm_is_measured_compile_time(tmp_path, session_env):
     assert r.status == "measured" and r.compile_s > 0
     recompile = [f for f in a.findings if f.family == "RCP"]
     assert recompile and recompile[0].cost.basis == "measured" and recompile[0].cost.total_s > 0
-    assert a.findings[0].family == "RCP"
+    assert [f for f in a.findings if f.family != "RUN"][0].family == "RCP"
 
 
 def test_parse_window():

@@ -1,0 +1,32 @@
+"""The measured runtime window as rules read it: the lead rank's window from the record's ``runtime`` events.
+
+Rules run before ``analyzer/runtime.py`` attaches the window to the Analysis, so RUN rules read the events here.
+"""
+
+from __future__ import annotations
+
+from tdiag.analyzer.model import RuntimeSummary
+
+
+def lead_window(ctx) -> RuntimeSummary | None:
+    """The measured window of the lowest rank (or the only one); None when nothing was measured."""
+    from tdiag.analyzer.runtime import runtime_events, window_summary
+
+    if ctx.log is None:
+        return None
+    windows = [w for w in (window_summary(ev) for ev in runtime_events(ctx.log) if ev.get("status") == "measured") if w]
+    windows.sort(key=lambda pair: -1 if pair[0] is None else pair[0])
+    return windows[0][1] if windows else None
+
+
+def ms_per_step(seconds: float, runtime: RuntimeSummary) -> float:
+    return seconds / runtime.steps * 1e3 if runtime.steps else 0.0
+
+
+def step_site(ctx, runtime: RuntimeSummary) -> str:
+    """The step callable's file as the analysis displays paths (the graphs' display paths are suffixes of it)."""
+    path = runtime.step_path or ""
+    for graph in ctx.analysis.graphs:
+        if graph.path and (path == graph.path or path.endswith("/" + graph.path)):
+            return graph.path
+    return path
