@@ -24,7 +24,8 @@ from tdiag.tracer import dynamo_skip
 MODULE_PREFIXES = ("tdiag.tracer.", "tdiag.compiler.")
 MODULES = ("tdiag.record",)
 NOT_HIDDEN = ("tdiag.tracer.runtime_window", "tdiag.tracer.runner")
-# (module, function name): wrappers that call on into torch, the program or the program's logging handlers
+# (module, function name): wrappers that call on into torch, the program or the program's logging handlers. A new
+# wrapper of a torch function in the capture belongs here: unlisted, the frames torch runs under it would be hidden.
 PASS_THROUGH = {
     ("tdiag.tracer.break_hook", "log_graph_break"),
     ("tdiag.compiler.provenance", "call_user_compiler"),
@@ -38,6 +39,9 @@ PASS_THROUGH = {
     ("tdiag.tracer.trace_logger", "_tdiag_user_enabled"),
     ("tdiag.tracer.import_watch", "find_spec"),
     ("tdiag.tracer.import_watch", "exec_then_notify"),
+    ("tdiag.compiler.aot_node_stacks", "_compile_fx_inner"),
+    ("tdiag.compiler.aot_node_stacks", "post_compile"),
+    ("tdiag.tracer.crash", "_hook"),
     ("tdiag.compiler.backend", "tdiag_backend"),
     ("tdiag.compiler.backend", "config_patches"),
 }
