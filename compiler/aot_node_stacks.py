@@ -31,6 +31,34 @@ SIDECAR_DIR = "tdiag-node-stacks"
 
 
 def install(session: Any):
+    """Wrap Inductor once a program imports it: a program that only uses Dynamo with ``eager``/``aot_eager`` never
+    loads ``torch._inductor.compile_fx`` (its import runs ``torch.utils.mkldnn``'s deprecated ``script_method``: 14
+    DeprecationWarnings in a pytest summary that python's test run does not have)."""
+    from tdiag.tracer import import_watch
+
+    undos: list[Any] = []
+
+    def attach() -> None:
+        try:
+            undo = _install_now(session)
+        except Exception as exc:  # runs inside the program's import of Inductor: never fail that import
+            session.note(f"AOT node stacks unavailable: {type(exc).__name__}: {exc}")
+            return
+        if undo is not None:
+            undos.append(undo)
+
+    cancel = import_watch.after_import("torch._inductor.compile_fx", attach, lambda: session.note(
+        "torch._inductor.compile_fx's import could not be followed: backward kernels are not named after modules"))
+
+    def undo() -> None:
+        cancel()
+        while undos:
+            undos.pop()()
+
+    return undo
+
+
+def _install_now(session: Any):
     import torch._inductor.compile_fx as compile_fx
 
     original = getattr(compile_fx, "_compile_fx_inner", None)

@@ -41,6 +41,7 @@ PASS_THROUGH = {
     ("tdiag.tracer.import_watch", "exec_then_notify"),
     ("tdiag.compiler.aot_node_stacks", "_compile_fx_inner"),
     ("tdiag.compiler.aot_node_stacks", "post_compile"),
+    ("tdiag.compiler.aot_node_stacks", "attach"),
     ("tdiag.tracer.crash", "_hook"),
     ("tdiag.compiler.backend", "tdiag_backend"),
     ("tdiag.compiler.backend", "config_patches"),
