@@ -70,7 +70,7 @@ class FindingView:
     @property
     def ranks(self) -> str:
         """"0 1 3": the ranks where it occurred, for the rank selector."""
-        return " ".join(r for r, n in self.f.ranks.items() if n)
+        return " ".join(str(r) for r, n in self.f.ranks.items() if n)
 
 
 @dataclass
