@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from tdiag.analyzer import events as events_mod
+from tdiag.analyzer.crash import ending, op_sites, read_crashes
 from tdiag.analyzer.events import EventLog, TorchEvent
 from tdiag.analyzer.model import (
     SEVERITY_RANK,
@@ -30,6 +31,8 @@ from tdiag.analyzer.torch_text import (
 )
 
 from tdiag import torch_events as te
+
+STOPPED_FAMILY = "CRS"  # the program stopped: always the first finding
 
 
 def pick_hook(queue: list[dict[str, Any]], parsed) -> dict[str, Any] | None:
@@ -78,6 +81,8 @@ class Builder:
         a.breaks = self._breaks()
         a.recompiles = self._recompiles()
         a.frames = self._frames()
+        a.crashes = read_crashes(self.log.crashes, self.paths, a.recompiles)
+        op_sites(a.crashes, a, self.paths)
         self._attach_compiler_detail()
         from tdiag.analyzer.rules import run_rules
 
@@ -418,6 +423,7 @@ class Builder:
             compile_time_s=round(sum(g.compile_time_s for g in a.graphs), 6),
             kernels_by_kind=dict(sorted(kinds.items())),
             findings_by_severity=dict(Counter(f.severity for f in a.findings)),
+            crash=ending(a.crashes),
         )
 
 
@@ -441,12 +447,14 @@ def _stages(m: dict[str, Any], bwd: dict[str, Any] | None) -> dict[str, float]:
 
 
 def _rank_key(f) -> tuple:
-    """Measured cost first when the record has a runtime window (analyzer/cost.py); else severity, then impact."""
+    """What stopped the program first (CRS); then measured cost when the record has a runtime window
+    (analyzer/cost.py); else severity, then impact."""
+    first = 0 if f.family == STOPPED_FAMILY else 1
     if f.cost is not None:
         from tdiag.analyzer.cost import rank_key
 
-        return rank_key(f)
-    return (SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)
+        return rank_key(f)  # CRS first there too
+    return (first, SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)
 
 
 def _int(v: Any) -> int:

@@ -89,6 +89,10 @@ def empty_verdict(analysis: Any) -> tuple[str, str]:
     complete capture that saw compiled code. A program that never ran a compiled function is not an all-clear:
     there was nothing to judge (torch.compile never called, or called on code that never ran)."""
     s = analysis.summary
+    if getattr(s, "crash", None) is not None:  # findings filtered away (lint --select) must not read as all-clear
+        from tdiag.analyzer.crash import headline
+
+        return "stopped", f"No findings selected, but torch.compile stopped this program ({headline(analysis)}): this is not an all-clear."
     if analysis.run.capture_problems:
         return "incomplete", "No findings in what was captured, but the capture was incomplete: this is not an all-clear."
     if s.frames_compiled == 0:

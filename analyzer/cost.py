@@ -98,7 +98,8 @@ def _kernel_seconds(analysis: Analysis, f: Finding) -> float | None:
 
 
 def rank_key(f: Finding) -> tuple:
-    """Measured cost first (largest first), then compile seconds, then findings without a cost (by severity)."""
+    """What stopped the program first (CRS), then measured cost (largest first), then compile seconds, then
+    findings without a cost (by severity)."""
     cost = f.cost
     if cost is not None and cost.basis == "measured" and cost.total_s > 0:
         tier = 0
@@ -107,4 +108,5 @@ def rank_key(f: Finding) -> tuple:
     else:
         tier = 2
     seconds = cost.total_s if tier < 2 and cost is not None else 0.0
-    return (tier, -seconds, SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)
+    first = 0 if f.family == "CRS" else 1
+    return (first, tier, -seconds, SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)

@@ -180,6 +180,7 @@ class EventLog:
     compile_brackets: list[dict[str, Any]] = field(default_factory=list)
     other: list[dict[str, Any]] = field(default_factory=list)  # tdiag events other parts add (kernel info, ...)
     exits: dict[int | None, dict[str, Any]] = field(default_factory=dict)  # rank -> exit event
+    crashes: list[dict[str, Any]] = field(default_factory=list)  # ending exceptions (program and threads), with rank
     stats: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
     truncated_ranks: list[int | None] = field(default_factory=list)
@@ -227,6 +228,10 @@ EVENT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "compile_start": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
     "compile_end": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
     "note": {"text": (str,)},
+    "crash": {
+        "thread": (str,), "exception": (str,), "message": (str,), "frames": (list,), "user_stack": (list,),
+        "compile_id": (str,), "gb_type": (str,), "backend_name": (str,), "inner": (dict,), "causes": (list,),
+    },
 }
 
 
@@ -290,6 +295,9 @@ def _load_file(rf: RecordFile, log: EventLog) -> None:
             log.compile_brackets.append({**ev, "rank": rank})
         elif kind == "exit":
             log.exits[rank] = ev
+        elif kind == "crash":
+            if isinstance(ev.get("exception"), str):
+                log.crashes.append({**ev, "rank": rank})
         elif kind != "header":
             log.other.append({**ev, "rank": rank})
     log.stats.update(rf.stats)

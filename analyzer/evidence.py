@@ -307,6 +307,22 @@ class DistributedEvidence(Evidence):
     reason: str = ""
 
 
+@evidence_kind
+@dataclass(kw_only=True)
+class CrashEvidence(Evidence):
+    """The exception that stopped the program (CRS*): torch's type and message, and what the analysis made of it."""
+
+    kind: str = field(default="crash", init=False)
+    exception: str = ""  # qualified type name
+    thread: str = "MainThread"
+    ended_program: bool = True
+    call: str | None = None  # path:line of the compiled call that raised
+    policy: str | None = None  # what made it an error (fullgraph=True, set_stance("fail_on_recompile"), ...)
+    detail: str | None = None  # the guard, the dimension, the backend's own error
+    torch_message: str = ""
+    LAID_OUT: ClassVar[tuple[str, ...]] = ("torch_message",)
+
+
 def evidence_as(evidence: Evidence | None, cls: type[E]) -> E:
     """``evidence`` when it is a ``cls``, else an empty ``cls``: readers name the family they understand."""
     return evidence if isinstance(evidence, cls) else cls()

@@ -69,6 +69,8 @@ class KernelTableBuilder:
         self.fusion = _fusion_groups(log)
         self.spans = compile_spans.spans_by_graph(log)
         self.modules = kernel_modules.by_compile_id(log.other)
+        self.aot_stacks = kernel_modules.aot_by_graph(log.other)
+        self.roots: dict[GraphKey, str | None] = {}
         self.events: dict[tuple[Any, str], GraphEvents] = defaultdict(GraphEvents)
         for ev in log.torch:
             if ev.name in GRAPH_EVENTS and ev.compile_id is not None:
@@ -80,6 +82,8 @@ class KernelTableBuilder:
             if events is None:
                 continue
             self._graph(graph, events)
+        if self.roots:
+            kernel_modules.resolve_lines(self.analysis.graphs, self.analysis.sources, self.roots)
 
     # -- one graph -------------------------------------------------------------------------------------------------
     def _graph(self, graph: CompiledGraph, events: GraphEvents) -> None:
@@ -89,6 +93,7 @@ class KernelTableBuilder:
         traces = [_json(e.payload) for e in events.all("artifact:inductor_provenance_tracking_kernel_stack_traces")]
         spans = {s.role: s for s in self.spans.get(graph.key, [])}
         kernel_info = _triton_kernel_info(events.all("artifact:triton_kernel_info"))
+        cache_keys = _fx_keys(events.all(*CACHE_EVENTS))
         for role, ev, parsed in codes:
             ref = ev.payload_ref or payload_hash(ev.payload or "")
             if ref not in self.analysis.code:
@@ -97,6 +102,14 @@ class KernelTableBuilder:
             handles = {c.handle for c in parsed.calls if c.handle}
             artifact = _best_match(mappings, handles, _code_to_post)
             mapping = _code_to_post(artifact)
+            aot = self.aot_stacks.get((graph.rank, graph.compile_id, role))
+            if aot is not None and aot.fx_key:
+                graph.fx_keys[role] = aot.fx_key
+            elif role in cache_keys:  # an AOTAutograd cache hit skips Inductor's compile: the FX graph key still names it
+                graph.fx_keys[role] = cache_keys[role]
+                aot = aot or self._aot_by_fx_key().get(cache_keys[role])
+            if not mapping and aot is not None and aot.kernels:  # a lazily compiled backward: the capture's own map
+                mapping = aot.kernels
             post_to_pre = artifact.get("postToPre") if isinstance(artifact.get("postToPre"), dict) else {}
             trace = _best_match(traces, handles, lambda d: d)
             module = (ev.data or {}).get("filename") or (ev.data or {}).get("file_path")
@@ -105,7 +118,9 @@ class KernelTableBuilder:
                        for call in parsed.calls]
             modules = self.modules.get((graph.rank, graph.compile_id))
             for kernel in kernels:
-                kernel_modules.attribute(kernel, modules, post_to_pre, self.paths)
+                kernel_modules.attribute(kernel, modules, post_to_pre, self.paths, aot)
+            self.roots[graph.key] = self.roots.get(graph.key) or kernel_modules.compiled_root_class(
+                modules, [aot] if aot is not None else [])
             if span is not None:
                 _attach_autotune(kernels, span.autotune)
             self._refine_from_fusion_groups(graph, role, kernels)
@@ -116,6 +131,10 @@ class KernelTableBuilder:
         forward, backward = events.last_payload("aot_forward_graph"), events.last_payload("aot_backward_graph")
         if forward or backward:
             graph.aot = aot_info(forward, backward, events.last_payload("aot_joint_graph"))
+
+    def _aot_by_fx_key(self) -> dict[str, kernel_modules.AotStacks]:
+        """The same FX graph compiled once and reused (a recompile that hit the caches) shares its node stacks."""
+        return {aot.fx_key: aot for aot in self.aot_stacks.values() if aot.fx_key}
 
     def _kernel(self, call, parsed, role, mapping, trace, nodes, module, kernel_info, code_event) -> Kernel:
         from tdiag.analyzer import kernel_kinds, post_grad
@@ -274,6 +293,20 @@ def _post_grad_graphs(events: list[TorchEvent]) -> dict[str, list[post_grad.Post
         if ev.payload:
             role = "backward" if post_grad.is_backward(ev.payload) else "forward"
             out[role] = post_grad.parse(ev.payload)
+    if "forward" in out:
+        out.setdefault("inference", out["forward"])
+    return out
+
+
+def _fx_keys(events: list[TorchEvent]) -> dict[str, str]:
+    """Role -> FX graph cache key from ``fx_graph_cache_{hit,miss}`` artifacts (a backward's graph takes tangents)."""
+    out: dict[str, str] = {}
+    for ev in events:
+        data = _json(ev.payload)
+        key = data.get("key")
+        if isinstance(key, str):
+            role = "backward" if "tangents_" in json.dumps(data.get("components") or "") else "forward"
+            out.setdefault(role, key)
     if "forward" in out:
         out.setdefault("inference", out["forward"])
     return out

@@ -158,6 +158,19 @@ class Kernel:
     module_class: str | None = None
     frame: SourceRef | None = None  # innermost frame (may be a library file, e.g. Linear.forward); source_lines: user's
     out_shape: list[int] | None = None  # an extern call's output sizes, when static (e.g. a GEMM's [M, N])
+    # every module whose nodes the kernel computes, in node order (a fused kernel names each layer it fused); a backward
+    # kernel names the forward modules it differentiates
+    modules: list[KernelModule] = field(default_factory=list)
+
+
+@dataclass
+class KernelModule:
+    """One module a kernel computes: its path under the compiled module, class, and the user's line that built it."""
+
+    path: str  # "" = the compiled module itself
+    cls: str
+    built_at: SourceRef | None = None  # the user's line: `self.fc1 = nn.Linear(...)`, or the argument of nn.Sequential(...)
+    built_by: str | None = None  # how it was resolved: "attribute", "argument", "root" (the library model's own line)
 
 
 @dataclass
@@ -237,6 +250,7 @@ class CompiledGraph:
     start_time: float | None = None
     graph_code_ref: str | None = None  # Dynamo's FX graph (readable), hash into Analysis.code
     output_code_refs: dict[str, str] = field(default_factory=dict)  # forward/backward/inference -> hash
+    fx_keys: dict[str, str] = field(default_factory=dict)  # role -> Inductor's FX graph key (names its calls in a profile)
     kernels: list[Kernel] = field(default_factory=list)
     kernel_notes: list[str] = field(default_factory=list)  # e.g. "cache hit: kernel table recovered from output code"
     aot: AotInfo | None = None
@@ -317,6 +331,10 @@ class GraphRuntime:
     calls: int = 0
     host_s: float = 0.0  # host time in the graph's own call (nested frames' regions excluded)
     device_s: float | None = None  # CUDA: kernel time it launched; CPU: time its ops ran; None: not measured
+    # CUDA: device time of the kernels launched inside each Inductor call of the graph, per role (forward, backward),
+    # joined per launch (analyzer/kernel_time.py); the part no call site of the kernel table claimed
+    kernel_device_s: dict[str, float] = field(default_factory=dict)
+    unattributed_device_s: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -350,6 +368,28 @@ class RuntimeSummary:
 
 
 @dataclass
+class Crash:
+    """The exception that stopped the program or one of its threads (analyzer/crash.py reads it from the record)."""
+
+    kind: str  # graph_break, data_dependent_guard, recompile_policy, backend_failed, environment,
+    #            constraint_violation, cudagraph_overwritten, compile_stack (other torch.compile errors), program
+    exception: str  # qualified type name, e.g. "torch._dynamo.exc.Unsupported"
+    headline: str  # the first line of torch's message
+    message: str = ""  # torch's whole message
+    thread: str = "MainThread"
+    ended_program: bool = True  # False: a thread other than the main one died and the program went on
+    caused_by_torch: bool = True  # raised by torch.compile or caused by it (False: the program's own error)
+    site: Site | None = None  # the user line of the cause (the construct, the guard's line), else the call
+    call_site: Site | None = None  # the user line of the compiled call that raised
+    compile_id: str | None = None
+    gb_id: str | None = None  # torch's graph-break id, e.g. "GB0170"
+    gb_type: str | None = None
+    policy: str | None = None  # what made it an error: fullgraph=True, set_stance("fail_on_recompile"), ...
+    detail: str | None = None  # the guard, the dimension, the backend's own error, the missing tool
+    rank: int | None = None
+
+
+@dataclass
 class Summary:
     graphs: int = 0
     graph_breaks: int = 0
@@ -361,6 +401,7 @@ class Summary:
     kernels_by_kind: dict[str, int] = field(default_factory=dict)
     findings_by_severity: dict[str, int] = field(default_factory=dict)
     runtime: RuntimeSummary | None = None  # None: the record has no runtime data (older record, import, --no-profile)
+    crash: Crash | None = None  # what stopped the program, when torch.compile did (it is also the first finding)
 
 
 @dataclass
@@ -425,6 +466,7 @@ class Analysis:
     breaks: list[GraphBreak] = field(default_factory=list)
     recompiles: list[Recompile] = field(default_factory=list)
     frames: list[FrameInfo] = field(default_factory=list)
+    crashes: list[Crash] = field(default_factory=list)  # every ending exception recorded (program and threads)
     sources: dict[str, str] = field(default_factory=dict)  # display path -> snapshot text
     code: dict[str, str] = field(default_factory=CodeStore)  # hash -> generated code / graph text
     verification: dict[str, Any] | None = None  # the last `tdiag fix --verify` result kept with the record

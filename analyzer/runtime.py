@@ -102,11 +102,17 @@ def _attach_graphs(analysis: Analysis, ev: dict[str, Any], rank: int | None) -> 
             host_s=round(float(own.get(cid, 0)) * US, 6),
             device_s=round(float(device_us) * US, 6) if isinstance(device_us, (int, float)) else None,
         )
+    if isinstance(ev.get("graph_calls"), dict) and ev["graph_calls"]:
+        # joined per launch to the graph call that launched it (issue 23): analyzer/kernel_time.py
+        from tdiag.analyzer import kernel_time
+
+        kernel_time.attach(analysis, ev["graph_calls"], rank)
+        return
     kernels = ev.get("kernels") if isinstance(ev.get("kernels"), dict) else {}
     if not kernels:
         return
     for graph in analysis.graphs:
-        if graph.rank != rank:
+        if graph.rank != rank or graph.runtime is None or not graph.runtime.calls:  # only graphs that ran get time
             continue
         for kernel in graph.kernels:
             measured = kernels.get(kernel.name)

@@ -39,10 +39,17 @@ def enable(session: Any, deep: bool = False) -> Undo | None:
 
 
 def _installers(deep: bool) -> list[Callable[[Any], Undo | None]]:
-    from tdiag.compiler import cudagraph_watch, launch_metadata, lowering_watch, module_stacks, provenance
+    from tdiag.compiler import (
+        aot_node_stacks,
+        cudagraph_watch,
+        launch_metadata,
+        lowering_watch,
+        module_stacks,
+        provenance,
+    )
 
     installers = [provenance.install, lowering_watch.install, launch_metadata.install, cudagraph_watch.install,
-                  module_stacks.install]
+                  module_stacks.install, aot_node_stacks.install]
     if deep:
         from tdiag.compiler import deep_hooks
 

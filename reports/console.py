@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from tdiag.analyzer import capture_health
+from tdiag.analyzer.crash import headline as crash_headline
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.reports.cost_format import cost_label, runtime_line
 from tdiag.reports.site_text import shorten_site
@@ -59,6 +60,9 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
         headline += [(f"{value}", "bold red" if bad else "bold green"), (f" {label}   ", "")]
     headline += [(f"{s.compile_time_s:.1f}s", "bold"), (" compiling", "")]
     lines.append(("wrap", headline))
+    stopped = crash_headline(analysis)
+    if stopped:
+        lines.append(("wrap", [(stopped, "bold red")]))
     for i, line in enumerate(capture_health.lines(analysis.run.capture_problems)):
         lines.append(("fitted", [(("warning: " if i == 0 else "  ") + line, "bold red" if i == 0 else "red")]))
     runtime = runtime_line(s.runtime)
@@ -66,6 +70,12 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
         lines.append(("wrap", [(runtime, "")]))
     if s.kernels_by_kind:
         lines.append(("wrap", [("kernels: " + ", ".join(f"{n} {k}" for k, n in sorted(s.kernels_by_kind.items())), "")]))
+    if s.runtime is not None and s.kernels_by_kind:
+        from tdiag.reports.view import top_modules_line
+
+        top = top_modules_line(analysis)
+        if top:
+            lines.append(("wrap", [(top, "")]))
     # Problems first; informational findings are counted here and listed by lint, the TUI and the HTML report.
     shown = [f for f in analysis.findings if f.severity != "info"][:MAX_ROWS]
     if shown:
@@ -76,7 +86,7 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
         lines.append(("wrap", [(f"... and {hidden} more finding(s), informational or beyond the top {MAX_ROWS}", "dim")]))
     if not analysis.findings and not analysis.run.capture_problems:  # an incomplete capture was said above
         tone, verdict = capture_health.empty_verdict(analysis)
-        lines.append(("wrap", [(verdict, "green" if tone == "clear" else "yellow")]))
+        lines.append(("wrap", [(verdict, "green" if tone == "clear" else "bold red" if tone == "stopped" else "yellow")]))
     lines += [("wrap", [(f"note: {note}", "dim")]) for note in analysis.run.notes]
     if run_dir is not None:
         lines.append(("wrap", [(f"record: {run_dir}", "")]))

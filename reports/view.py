@@ -8,8 +8,9 @@ textual or plotly here: both the TUI and the HTML import this module.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from tdiag.analyzer.evidence import BreakEvidence, Evidence, RecompileEvidence
+from tdiag.analyzer.evidence import BreakEvidence, CrashEvidence, Evidence, RecompileEvidence
 from tdiag.analyzer.model import Finding, Frame, GraphKey, Suggestion
 from tdiag.analyzer.rules import FAMILIES
 from tdiag.reports.cost_format import cost_label
@@ -72,7 +73,7 @@ def finding_view(finding: Finding, sources: dict[str, str]) -> FindingView:
         library_site=f"{lib.path}:{lib.line} ({lib.function})" if lib else "",
         library_label="Broke inside" if finding.family == "BRK" else "Library location",
         reason=_text(brk.reason),
-        explanation=_text(brk.explanation),
+        explanation=_text(brk.explanation) or (ev.torch_message if isinstance(ev, CrashEvidence) else ""),
         hints=[_text(h) for h in brk.hints if h],
         guard=_text(rcp.guard),
         expected=_text(rcp.expected),
@@ -122,3 +123,61 @@ def _graphs(finding: Finding) -> list[tuple[str, GraphKey | None]]:
 
 def _ranks(finding: Finding) -> list[tuple[str, int]]:
     return [(str(rank), n) for rank, n in sorted(finding.ranks.items())]
+
+
+# -- where the kernel time goes, per module (issue 23) ------------------------------------------------------------
+@dataclass
+class ModuleTimeRow:
+    """Measured kernel device time of one module (or one user line), forward and backward apart."""
+
+    role: str  # forward, backward
+    module: str  # "encoder.layers.0.mlp.2 (Linear)"; for a per-line row, the modules built there
+    built_at: str  # "train.py:12" (the user's line that built the module), "" when not resolved
+    built_code: str  # that line's text
+    kernels: int
+    seconds: float
+    share: float  # of all measured kernel time in the table (0..1)
+
+
+def module_time_rows(analysis: Any, by: str = "module") -> list[ModuleTimeRow]:
+    """Rows largest first; ``by="line"``: one row per (role, user line that built the modules)."""
+    from tdiag.analyzer.kernel_time import module_times
+
+    raw = module_times(analysis)
+    total = sum(r["device_s"] for r in raw) or 1.0
+    if by == "line":
+        grouped: dict[tuple[str, str], dict[str, Any]] = {}
+        for r in raw:
+            ref = r["built_at"]
+            key = (r["role"], site_label(ref.path, ref.line) if ref else "")
+            g = grouped.setdefault(key, {"role": r["role"], "modules": [], "built_at": ref, "device_s": 0.0, "kernels": 0})
+            g["modules"].append(_module_name(r["path"], r["cls"]))
+            g["device_s"] += r["device_s"]
+            g["kernels"] += r["kernels"]
+        raw = [{**g, "path": None, "cls": None} for g in sorted(grouped.values(), key=lambda g: -g["device_s"])]
+    rows = []
+    for r in raw:
+        ref = r["built_at"]
+        module = ", ".join(r["modules"]) if r.get("modules") else _module_name(r["path"], r["cls"])
+        rows.append(ModuleTimeRow(r["role"], module, site_label(ref.path, ref.line) if ref else "",
+                                  (ref.code or "") if ref else "", r["kernels"], r["device_s"], r["device_s"] / total))
+    return rows
+
+
+def top_modules_line(analysis: Any, limit: int = 3) -> str:
+    """``top modules (kernel time): 3 (Linear) bwd 41%, ...`` when the measured kernel time is most of the window and
+    the top rows explain most of it; "" otherwise."""
+    runtime = getattr(analysis.summary, "runtime", None)
+    rows = module_time_rows(analysis)
+    if not rows or runtime is None or not runtime.window_s:
+        return ""
+    top = rows[:limit]
+    if sum(r.share for r in top) < 0.5 or sum(r.seconds for r in rows) < 0.5 * runtime.window_s:
+        return ""
+    parts = [f"{r.module} {'bwd' if r.role == 'backward' else 'fwd'} {r.share:.0%}"
+             + (f" ({r.built_at})" if r.built_at else "") for r in top]
+    return "top modules (kernel time): " + ", ".join(parts)
+
+
+def _module_name(path: str | None, cls: str | None) -> str:
+    return f"{path} ({cls})" if path else (cls or "")

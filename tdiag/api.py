@@ -68,6 +68,8 @@ class Capture:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         from tdiag.tracer.session import record_exit
 
+        if exc is not None and not isinstance(exc, (KeyboardInterrupt, GeneratorExit)):
+            self._session.crashed(exc)  # the block's exception still propagates, printed as without tdiag
         self._session.close()
         reason = "exit" if exc_type is None else ("keyboard_interrupt" if exc_type is KeyboardInterrupt else "exception")
         record_exit(self._writer, 0 if exc_type is None else 1, reason, self._started)

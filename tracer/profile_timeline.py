@@ -68,6 +68,7 @@ def timeline(profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple
         "guard_calls": len(lookups),
         "compiles": [[cid, int(round((e - s) * 1e6))] for cid, s, e in compiles if e > t0_wall and s < t1_wall],
         "kernels": {name: [calls, ns // 1000] for name, (calls, ns) in sorted(kernels.items())},
+        "graph_calls": graph_call_kernels(cpu, device),
         # kernel time whose launching op was not found (it counts in no graph): a check on the link above
         "unlinked_device_us": (sum(ns for _, ns in kernels.values()) - sum(ns for _, ns in launched)) // 1000,
         "truncated": truncated,
@@ -96,6 +97,82 @@ def device_kernels(cpu: list[Any], device: list[Any]) -> tuple[dict[str, list[in
             launched.append((host, e.duration_ns()))
     launched.sort()
     return kernels, launched
+
+
+# -- per graph call (issue 23, kernel attribution): kept apart from the region sweep above -------------------------
+def graph_call_kernels(cpu: list[Any], device: list[Any]) -> dict[str, dict[str, list[int]]]:
+    """Device time of the kernels each compiled graph launched, per Inductor graph (its FX graph key, from the
+    ``## Call CompiledFxGraph KEY ##`` marker around every call, forward and backward, on any thread), by launcher:
+    the outermost aten op the launch happened in (the graph's call of ``aten::mm`` for an extern ``mm``'s cuBLAS
+    GEMM, ``aten::_scaled_dot_product_flash_attention`` for a fallback whose kernels an inner op launched), else the
+    kernel's own name (Triton, launched from the graph's code). {key: {launcher: [launches, device us]}}."""
+    import bisect
+
+    markers: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    aten: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    for e in cpu:
+        name = e.name()
+        if name.startswith(GRAPH_CALL):
+            markers[e.start_thread_id()].append((*_span(e), name[len(GRAPH_CALL):].strip(" #")))
+        elif name.startswith("aten::"):
+            aten[e.start_thread_id()].append((*_span(e), name))
+    if not markers:
+        return {}
+    outer = {tid: _outermost(aten.get(tid, [])) for tid in markers}
+    for spans in markers.values():
+        spans.sort()
+    if not device:  # a CPU run: the host time of the aten ops each call ran (extern and fallback calls; C++ kernels
+        return _cpu_ops_per_call(markers, outer)  # have no profiler event of their own)
+    ops = {e.correlation_id(): e for e in cpu if e.linked_correlation_id() == 0}
+    out: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for e in device:
+        if e.duration_ns() <= 0 or e.name().startswith(("Memcpy", "Memset")) or e.is_user_annotation():
+            continue
+        op = ops.get(e.linked_correlation_id())
+        if op is None or op.start_thread_id() not in markers:
+            continue
+        tid, at = op.start_thread_id(), op.start_ns()
+        marker = _containing(markers[tid], at, bisect)
+        if marker is None:
+            continue
+        top = _containing(outer[tid], at, bisect)
+        launcher = top[2] if top is not None and top[0] >= marker[0] else e.name()
+        entry = out[marker[2]][launcher]
+        entry[0] += 1
+        entry[1] += e.duration_ns()
+    return {key: {name: [n, ns // 1000] for name, (n, ns) in sorted(v.items())} for key, v in out.items()}
+
+
+def _cpu_ops_per_call(markers: dict[int, list[tuple[int, int, str]]],
+                      outer: dict[int, list[tuple[int, int, str]]]) -> dict[str, dict[str, list[int]]]:
+    import bisect
+
+    out: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for tid, spans in markers.items():
+        ops = outer[tid]
+        starts = [a for a, _, _ in ops]
+        for start, end, key in spans:
+            for a, b, name in ops[bisect.bisect_left(starts, start):bisect.bisect_right(starts, end)]:
+                if b <= end:
+                    entry = out[key][name]
+                    entry[0] += 1
+                    entry[1] += b - a
+    return {key: {name: [n, ns // 1000] for name, (n, ns) in sorted(v.items())} for key, v in out.items()}
+
+
+def _outermost(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The spans not nested in an earlier one, sorted (non-overlapping)."""
+    out: list[tuple[int, int, str]] = []
+    for span in sorted(spans):
+        if not out or span[0] >= out[-1][1]:
+            out.append(span)
+    return out
+
+
+def _containing(spans: list[tuple[int, int, str]], at: int, bisect: Any) -> tuple[int, int, str] | None:
+    """The last span of the sorted ``spans`` that starts at or before ``at`` and contains it."""
+    i = bisect.bisect_right(spans, (at, float("inf"), "")) - 1
+    return spans[i] if i >= 0 and spans[i][0] <= at <= spans[i][1] else None
 
 
 def _span(e: Any) -> tuple[int, int]:

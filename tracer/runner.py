@@ -12,6 +12,7 @@ import os
 import runpy
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -75,8 +76,9 @@ class Outcome:
     system_exit: SystemExit | None = None
 
 
-def run(target: Target) -> Outcome:
-    """Run the program in this process; exceptions are reported as Python reports them."""
+def run(target: Target, on_exception: Callable[[BaseException], None] | None = None) -> Outcome:
+    """Run the program in this process; exceptions are reported as Python reports them, after ``on_exception``
+    (the capture's record of the ending exception) has seen them."""
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     sys.argv = target.argv
     if target.kind == "script":
@@ -95,6 +97,8 @@ def run(target: Target) -> Outcome:
         _print_exception(exc)
         return Outcome(130, "keyboard_interrupt")
     except BaseException as exc:  # the program's own error: show it as Python would
+        if on_exception is not None:
+            on_exception(exc)
         _print_exception(exc)
         return Outcome(1, "exception")
     finally:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tdiag.tracer import break_hook, import_watch, progress
+from tdiag.tracer import break_hook, crash, import_watch, progress
 from tdiag.tracer.collector import TraceCollector
 from tdiag.tracer.problems import CaptureProblems
 from tdiag.tracer.sources import SourceSnapshotter, offer_event_sources
@@ -72,11 +72,15 @@ def tool_paths() -> list[str]:
     """Where tdiag's own code lives, so the analysis can drop its frames from user stacks."""
     import runpy
 
+    return sorted(set(tool_dirs()) | {os.path.realpath(runpy.__file__), "<frozen runpy>"})
+
+
+def tool_dirs() -> tuple[str, ...]:
+    """The directories of tdiag's own packages (their frames are dropped from the program's tracebacks)."""
     import tdiag.compiler
     import tdiag.tracer
 
-    dirs = {os.path.dirname(os.path.realpath(m.__file__)) for m in (tdiag, tdiag.tracer, tdiag.compiler)}
-    return sorted(dirs | {os.path.realpath(runpy.__file__), "<frozen runpy>"})
+    return tuple(sorted({os.path.dirname(os.path.realpath(m.__file__)) for m in (tdiag, tdiag.tracer, tdiag.compiler)}))
 
 
 class TraceSession:
@@ -101,6 +105,10 @@ class TraceSession:
         self.collector.install()
         self._undo.append(self.collector.uninstall)
         self._replay_interned_filenames()
+        try:
+            self._undo.append(crash.ThreadCrashes(self.writer.write, tool_dirs()).install())
+        except Exception as exc:
+            self.failed("thread exception hook", exc)
         # A program that never compiles never imports torch._dynamo (~1 s): its hooks wait for that import.
         self._undo.append(import_watch.after_import("torch._dynamo", self._install_dynamo_hooks, self._unwatchable))
         return self
@@ -186,6 +194,17 @@ class TraceSession:
 
     def write(self, event: dict[str, Any]) -> None:
         self.writer.write(event)
+
+    def crashed(self, exc: BaseException) -> None:
+        """The program ends with ``exc``: keep it in the record (its traceback then prints as without tdiag)."""
+        try:
+            self.writer.write(crash.describe(exc))
+        except Exception as failure:
+            self.failed("crash capture", failure)
+        try:
+            crash.without_tool_frames(exc, tool_dirs())
+        except Exception as failure:
+            self.failed("crash capture", failure)
 
     def failed(self, what: str, exc: BaseException) -> None:
         """A hook swallowed ``exc`` so as not to break torch: count it into the record (see ``problems``)."""

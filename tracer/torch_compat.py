@@ -27,6 +27,13 @@ class Touchpoint:
 
 
 TOUCHPOINTS: tuple[Touchpoint, ...] = (
+    Touchpoint("torch._dynamo.exc.Unsupported", "tracer/crash.py",
+               "real_stack (the user frames Dynamo was tracing), gb_type and compile_id read off the exception a "
+               "program ended with (getattr; nothing imported)",
+               "the crash is placed on the compiled call, and torch's message still names the cause"),
+    Touchpoint("torch._dynamo.exc.BackendCompilerFailed", "tracer/crash.py",
+               "inner_exception and backend_name read off a backend failure the program ended with (getattr)",
+               "the backend's own error is read from torch's message instead"),
     Touchpoint("torch._dynamo.symbolic_convert.InstructionTranslatorBase", "tracer/break_hook.py",
                "log_graph_break (a method from 2.11, a module function in 2.9) wrapped for the break's bytecode offset",
                "breaks come from the trace only, without bytecode offsets; a capture note says so"),
@@ -77,4 +84,20 @@ TOUCHPOINTS: tuple[Touchpoint, ...] = (
                "recordings and re-recordings of CUDA graph trees (CGR002)", "no cudagraph recordings"),
     Touchpoint("torch._dynamo.backends.distributed", "compiler/cudagraph_watch.py",
                "DDPOptimizer's bucket splits (DST001)", "DDP splits read as graph breaks", kind="logger"),
+    Touchpoint("torch._inductor.compile_fx._compile_fx_inner", "compiler/aot_node_stacks.py",
+               "wrapped: each AOT graph Inductor compiles (forward, backward) with its nodes' module stacks",
+               "backward kernels are not named after modules; a capture note says so", tested=("2.13.0",)),
+    Touchpoint("torch._inductor.output_code.CompiledFxGraph", "compiler/aot_node_stacks.py",
+               "post_compile wrapped (a graph loaded from a cache) and _fx_graph_cache_key (names its calls in a profile)",
+               "kernels of AOTAutograd-cache hits are not named after modules; no per-launch kernel time",
+               tested=("2.13.0",)),
+    Touchpoint("torch._inductor.debug._inductor_kernel_provenance_debug_handle", "compiler/aot_node_stacks.py",
+               "the provenance handle counter, to read one compile's kernel -> node map by handle range",
+               "a lazily compiled backward's kernel nodes are inferred from kernel names", tested=("2.13.0",)),
+    Touchpoint("torch._inductor.debug._inductor_triton_kernel_to_post_grad_node_info", "compiler/aot_node_stacks.py",
+               "kernel -> post-grad nodes of a lazily compiled backward (its provenance artifact is empty)",
+               "a lazily compiled backward's kernel nodes are inferred from kernel names", tested=("2.13.0",)),
+    Touchpoint("torch._inductor.runtime.cache_dir_utils.cache_dir", "compiler/aot_node_stacks.py",
+               "where a compile's node stacks are kept beside Inductor's cache, for later cache hits",
+               "cache hits in a later run are not named after modules", tested=("2.13.0",)),
 )

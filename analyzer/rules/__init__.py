@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from tdiag.analyzer.model import Analysis, Finding, Frame, Site
 
 FAMILIES = {
+    "CRS": "program stopped",  # ranked before every other family in every output
     "BRK": "graph breaks",
     "RCP": "recompilations and guards",
     "DYN": "dynamic shapes",

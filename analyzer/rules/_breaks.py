@@ -70,8 +70,20 @@ def cause_key(b: GraphBreak) -> tuple:
     that one library cause reached from several user lines (both convs of a model calling the same helper) is one
     finding, anchored on the first line that reached it, the others listed with it."""
     if b.library_frame is not None:
-        return (b.gb_id or b.reason, (b.library_frame.path, b.library_frame.line))
+        return (b.gb_id or b.reason, (b.library_frame.path, b.library_frame.line), _library_entry(b))
     return (b.site.key, b.gb_id or b.reason, None)
+
+
+def _library_entry(b: GraphBreak) -> tuple[str, str] | None:
+    """The library function the user's code called on the way to the break (torch's module-call plumbing
+    skipped): ``global_mean_pool`` and a direct ``scatter`` reach the same ``.item()`` in scatter, but the fix is an
+    argument of the function the user called, so they are two causes."""
+    frames = b.user_stack
+    last_user = max((i for i, f in enumerate(frames) if f.is_user), default=-1)
+    for f in frames[last_user + 1:]:
+        if not f.path.startswith("<site-packages>/torch/"):
+            return (f.path, f.function)
+    return None
 
 
 def break_causes(breaks: list[GraphBreak]) -> list[Cause]:

@@ -31,3 +31,9 @@ LOGGING_REASONS = ("builtin operator `print`", "logging")
 
 def matches(b) -> bool:
     return bool(LOGGING_CALL.search(site_code(b))) or any(word in reason_text(b) for word in LOGGING_REASONS)
+
+
+def fix(b) -> str:
+    if "Logger" in f"{b.reason} {b.context}":  # a logger method: reorderable_logging_functions takes functions only
+        return "move it out of the compiled code, or add the logger method to torch._dynamo.config.ignore_logger_methods"
+    return RULE.fix

@@ -42,8 +42,9 @@ def check(ctx):
     for graph in ctx.analysis.graphs:
         for skip in graph.cudagraph.skips if graph.cudagraph else []:
             where = skip.site
-            site, library = anchor(where.path, where.line, where.function, None) if where else anchor(
-                graph.path, graph.line, graph.code_name, entries.get((graph.rank, graph.frame_id)))
+            entry = entries.get((graph.rank, graph.frame_id))  # a library line torch names: the user's call line
+            site, library = anchor(where.path, where.line, where.function, entry) if where else anchor(
+                graph.path, graph.line, graph.code_name, entry)
             groups[(site.path, site.line, skip.kind)].append((graph, skip, site, library))
     findings = []
     for (path, line, kind), items in groups.items():

@@ -1,7 +1,8 @@
 """## What it does
 Finds functions whose compilation failed: the backend raised (`BackendCompilerFailed`), Dynamo itself raised,
-or a guard on a data-dependent value could not be decided. torch logs the failure once and runs the function
-eagerly from then on.
+or a guard on a data-dependent value could not be decided, and torch fell back to running the function eagerly
+(`torch._dynamo.config.suppress_errors`, or a failure torch always suppresses). A failure that torch raised into
+the program, stopping it, is a CRS finding instead.
 
 ## Why is this bad?
 Nothing of the function is compiled, and nothing tells you at run time: with `suppress_errors` (the default for
@@ -34,6 +35,7 @@ DATA_DEPENDENT = ("GuardOnDataDependentSymNode", "DataDependentOutputException",
 def check(ctx):
     a = ctx.analysis
     with_breaks = {(b.rank, b.compile_id) for b in a.breaks}  # a skipped frame: BRK006 reports it with its cause
+    raised = [c for c in a.crashes if c.caused_by_torch]  # not a fallback: torch raised it (CRS)
     findings = {}
     for graph in a.graphs:
         if graph.status != "failed" or not graph.fail_type or (graph.rank, graph.compile_id) in with_breaks:
@@ -41,6 +43,8 @@ def check(ctx):
         reason = graph.fail_reason or ""
         if any(m in reason.lower() for m in LIMIT_MARKERS):
             continue  # RCP005
+        if any(_is_crash(graph, c) for c in raised):
+            continue
         site, library = ctx.graph_anchor(graph)
         function = user_function_name(graph.code_name)
         key = (site.key, function, graph.fail_type)
@@ -66,6 +70,17 @@ def check(ctx):
             ranks={str(graph.rank): 1} if graph.rank is not None else {},
         )
     return list(findings.values())
+
+
+def _is_crash(graph, crash) -> bool:
+    """The failed compile is the exception that stopped the program: same compile id, or (no id on the
+    exception) the same failure."""
+    if crash.rank != graph.rank:
+        return False
+    if crash.compile_id:
+        return crash.compile_id == graph.compile_id
+    return crash.exception.rsplit(".", 1)[-1] == graph.fail_type and bool(crash.headline) and \
+        crash.headline in (graph.fail_reason or "")
 
 
 def _fix(fail_type: str, reason: str) -> str:

@@ -7,6 +7,8 @@ a model whose layers are `fully_shard`ed (FSDP2), compiled as a whole: FSDP2 run
 `torch._dynamo.disable`, so each sharded layer's call breaks the graph, and inside the loop over layers Dynamo
 skips the whole `forward`.
 
+Only for a program that ran to its end: one that torch.compile stopped gets a CRS finding instead.
+
 ## Why is this bad?
 Nothing is faster, and the only trace is a graph break inside torch's own code that looks harmless. The program
 pays the compile attempts and keeps eager speed.
@@ -41,6 +43,8 @@ def check(ctx):
     a = ctx.analysis
     if not a.graphs or any(g.graph_code_ref is not None or g.op_count > 0 for g in a.graphs):
         return []
+    if not ran_to_its_end(a):
+        return []  # "ran entirely eagerly" would be false: it stopped (the CRS finding says why)
     site = _call_site(a)
     if site is None:
         return []
@@ -90,6 +94,13 @@ def check(ctx):
             graph_keys=sorted(g.key for g in a.graphs),
         )
     ]
+
+
+def ran_to_its_end(a) -> bool:
+    """No thread died of torch.compile, and the program was not stopped by an exception or a signal."""
+    if any(c.caused_by_torch for c in a.crashes):
+        return False
+    return a.run.exit_reason not in ("exception", "keyboard_interrupt", "signal")
 
 
 def _call_site(a) -> Site | None:

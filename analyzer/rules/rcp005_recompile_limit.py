@@ -29,8 +29,9 @@ RULE = Rule("RCP005", "recompile-limit", "error", "Hit the recompile limit: the 
 def check(ctx):
     a = ctx.analysis
     by_site: dict[tuple[str, int], Finding] = {}
+    raised = {c.rank for c in a.crashes if c.exception.endswith("FailOnRecompileLimitHit")}  # CRS003: it did not run eagerly
     for frame in a.frames:
-        if not frame.hit_recompile_limit:
+        if not frame.hit_recompile_limit or frame.rank in raised:
             continue
         same_frame = (frame.rank, frame.frame_id)
         limit_graphs = [

@@ -7,6 +7,7 @@ import logging
 
 from tdiag.analyzer.model import Analysis, Finding, Suggestion
 from tdiag.analyzer.rules import get_rule
+from tdiag.analyzer.suggestions import library_fix
 from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext
 
 log = logging.getLogger(__name__)
@@ -15,6 +16,22 @@ log = logging.getLogger(__name__)
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     """The suggestion for one finding. Never raises: when a patch cannot be built the note says why."""
+    library = _library_suggestion(finding, ctx)
+    if library is not None:
+        return library
+    return _rule_suggestion(finding, ctx)
+
+
+def _library_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
+    """The cause is inside a library: a fix the user applies from their own code (None when it is not)."""
+    try:
+        return library_fix.suggest(finding, ctx)
+    except Exception:  # a suggestion must never cost the user their analysis
+        log.debug("library suggestion for %s at %s:%s failed", finding.code, finding.path, finding.line, exc_info=True)
+        return None
+
+
+def _rule_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     from tdiag.analyzer.suggestions import generic
 
     rule = get_rule(finding.code)
@@ -40,4 +57,7 @@ def attach_suggestions(findings: list[Finding], analysis: Analysis) -> None:
     ctx = SuggestionContext(analysis)
     for finding in findings:
         if finding.suggestion is None:
-            finding.suggestion = suggest(finding, ctx)
+            library = _library_suggestion(finding, ctx)
+            if library is not None:
+                finding.fix = library_fix.fix_line(finding, library)  # the rule's own line may name code the user cannot edit
+            finding.suggestion = library or _rule_suggestion(finding, ctx)

@@ -43,14 +43,27 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    return Suggestion(title="Move the print/logging call out of the compiled function", why=WHY, alternatives=_alternatives("print"))
+    name = _called_name(finding, ctx)
+    return Suggestion(title="Move the print/logging call out of the compiled function", why=WHY,
+                      alternatives=_alternatives(name))
+
+
+def _called_name(finding: Finding, ctx: SuggestionContext) -> str:
+    """The logging call's dotted name on the finding's line (``print`` when it cannot be read)."""
+    try:
+        tree = ctx.tree(finding.path)
+    except NoPatch:
+        return "print"
+    names = [dotted(c.func) or "" for c in tree.nodes_on_line(cst.Call, finding.line)]
+    return next((n for n in names if n.split(".")[0] in _LOGGING_ROOTS), "print")
 
 
 def _alternatives(name: str) -> list[str]:
-    reorder = name if name in ("print",) or name.startswith(("logging.", "warnings.")) else "print"
-    return [
-        f"torch._dynamo.config.reorderable_logging_functions.add({reorder}): Dynamo runs the call after the graph "
-        "instead of breaking (functions only, not logger methods; arguments must be traceable)",
-        "log from the caller, on the returned tensors, or only every N steps",
-        "torch._logging / TORCH_LOGS for compiler-side logging",
-    ]
+    common = ["log from the caller, on the returned tensors, or only every N steps",
+              "torch._logging / TORCH_LOGS for compiler-side logging"]
+    if name == "print" or name.startswith(("logging.", "warnings.")):
+        return [f"torch._dynamo.config.reorderable_logging_functions.add({name}): Dynamo runs the call after the "
+                "graph instead of breaking (functions only; arguments must be traceable)", *common]
+    # a logger method: reorderable_logging_functions takes functions and does not apply; ignore_logger_methods does
+    return [f"torch._dynamo.config.ignore_logger_methods.add({name}): Dynamo skips the method while tracing "
+            "(eager calls still log)", *common]

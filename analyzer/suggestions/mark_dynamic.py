@@ -13,7 +13,8 @@ import libcst as cst
 from libcst.helpers import parse_template_statement
 from tdiag.analyzer.evidence import DynamicEvidence, RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.call_sites import argument_for, compiled_call_on_line, frame_params
+from tdiag.analyzer.suggestions.call_arguments import is_reference, user_expression
+from tdiag.analyzer.suggestions.call_sites import compiled_call_on_line, frame_params
 from tdiag.analyzer.suggestions.context import (
     NoPatch,
     SuggestionContext,
@@ -44,21 +45,23 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     path, line, frame, frame_path, frame_line, subject, dim = target
     tree = ctx.tree(path)
     call = compiled_call_on_line(tree, line, frame)
-    arg = argument_for(call, subject, frame_params(ctx, frame_path, frame, frame_line))
+    value = user_expression(call, subject, frame_params(ctx, frame_path, frame, frame_line))
     statement = tree.enclosing_statement_line(call)
     if statement is None:
         raise NoPatch("the compiled call is inside a compound statement's header; mark the tensor where it is made")
     torch = torch_alias(tree)
     config = tree.module.config_for_parsing
     lines = []
-    if isinstance(arg.value, cst.Name):
-        tensor = arg.value
+    if is_reference(value):  # `ids`, `batch["input_ids"]`: the very tensor the call receives
+        tensor = value
         new_statement = statement
-    else:
+    elif any(value is arg.value for arg in call.args):
         # `compiled(torch.randn(b, 8))`: bind the argument so mark_dynamic sees the tensor the call receives.
-        tensor = cst.Name(tree.fresh_name(subject, statement))
-        lines.append(parse_template_statement("{name} = {value}", config=config, name=tensor, value=arg.value))
-        new_statement = statement.deep_replace(arg.value, tensor)
+        tensor = cst.Name(tree.fresh_name(_name_hint(subject), statement))
+        lines.append(parse_template_statement("{name} = {value}", config=config, name=tensor, value=value))
+        new_statement = statement.deep_replace(value, tensor)
+    else:
+        raise NoPatch(f"`{subject}` is reached through an expression evaluated by the call; mark it where it is made")
     lines.append(
         parse_template_statement(
             "{torch}._dynamo.mark_dynamic({tensor}, {dim})",
@@ -68,8 +71,11 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     lines[0] = lines[0].with_changes(leading_lines=statement.leading_lines)
     new_statement = new_statement.with_changes(leading_lines=[])
     patch = patch_for(tree, with_torch_import(tree, replace_statement(tree, statement, [*lines, new_statement])))
+    held = tree.module.code_for_node(tensor)
+    if finding.code == "RCP001":  # the one-line fix names the tensor the user holds, not torch's name for it
+        finding.fix = f"{torch}._dynamo.mark_dynamic({held}, {dim}) before the call, or compile with dynamic=True"
     return Suggestion(
-        title=f"Mark `{tensor.value}` dim {dim} dynamic before the call",
+        title=f"Mark `{held}` dim {dim} dynamic before the call",
         why=WHY,
         patch=patch,
         alternatives=_alternatives(finding),
@@ -79,6 +85,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     target = _target(finding, ctx)
     subject, dim = (target[5], target[6]) if target else _subject_and_dim(finding)
+    subject = _user_subject(finding, ctx, target) or subject
     return Suggestion(
         title=f"Mark `{subject}` dim {dim} dynamic before the compiled call",
         why=WHY,
@@ -123,3 +130,21 @@ def _subject_and_dim(finding: Finding) -> tuple[str, int]:
 def _plain(subject: str) -> str:
     m = re.match(r"^L\['(\w+)'\]$", subject)
     return m.group(1) if m else subject
+
+
+def _name_hint(subject: str) -> str:
+    """A variable name for a bound argument: the last identifier of torch's name (``kwargs['input_ids']`` -> input_ids)."""
+    words = re.findall(r"[A-Za-z_]\w*", subject.replace("L['", "").replace("kwargs", ""))
+    return words[-1] if words else "x"
+
+
+def _user_subject(finding: Finding, ctx: SuggestionContext, target) -> str | None:
+    """The user's expression for the guarded tensor, for the text fix when no patch could be built."""
+    if target is None:
+        return None
+    try:
+        tree = ctx.tree(target[0])
+        call = compiled_call_on_line(tree, target[1], target[2])
+        return tree.module.code_for_node(user_expression(call, target[5], None))
+    except NoPatch:
+        return None

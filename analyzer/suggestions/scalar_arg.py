@@ -76,7 +76,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    name = _target(finding)[0] or "the value"
+    name = _held_by_user(finding, ctx) or _target(finding)[0] or "the value"
     return Suggestion(
         title=f"Keep `{name}` fixed across calls, or pass it as a tensor",
         why=WHY,
@@ -106,6 +106,25 @@ def _target(finding: Finding):
     m = re.match(r"^L\['(\w+)'\]$", subject)
     name = m.group(1) if m else subject if subject.isidentifier() else None
     return name, ev.frame, ev.frame_path, ev.frame_line
+
+
+def _held_by_user(finding: Finding, ctx: SuggestionContext) -> str | None:
+    """The user's expression at the call line for the guarded value (``kwargs['scale']`` -> ``s`` in
+    ``cmodel(x, scale=s)``), so the text names what the user holds."""
+    from tdiag.analyzer.suggestions.call_arguments import user_expression
+    from tdiag.analyzer.suggestions.call_sites import compiled_call_on_line
+
+    if finding.code != "RCP002":
+        return None
+    ev = evidence_as(finding.evidence, RecompileEvidence)
+    if not ev.subject:
+        return None
+    try:
+        tree = ctx.tree(finding.path)
+        call = compiled_call_on_line(tree, finding.line, ev.frame)
+        return tree.code(user_expression(call, ev.subject, None))
+    except NoPatch:
+        return None
 
 
 def _is_number(text: str) -> bool:

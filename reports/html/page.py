@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tdiag.analyzer import capture_health
+from tdiag.analyzer.crash import headline as crash_headline
 from tdiag.analyzer.model import (
     SEVERITIES,
     SEVERITY_RANK,
@@ -20,7 +21,7 @@ from tdiag.analyzer.model import (
 
 from ..cost_heat import line_heat
 from ..view import FindingView as SharedFindingView
-from ..view import StackLine, finding_view
+from ..view import ModuleTimeRow, StackLine, finding_view, module_time_rows
 from .charts import build_charts
 from .escape import json_for_script, safe_url
 from .finding_data import finding_rows
@@ -115,7 +116,11 @@ class Page:
     code_json: str
     data_json: str  # {"strings", "findings", "graphs"}: what the page script builds on demand
     capture_lines: list[str] = field(default_factory=list)  # non-empty: the capture was incomplete (banner)
+    module_rows: list[ModuleTimeRow] = field(default_factory=list)  # kernel time per module (shared view-model)
+    line_rows: list[ModuleTimeRow] = field(default_factory=list)  # ... per user line that built the modules
     empty_verdict: tuple[str, str] = ("clear", "")  # (tone, sentence) shown when there are no findings
+    crash_line: str | None = None  # torch.compile stopped the program: the banner above everything
+    crash_anchor: str | None = None  # the CRS finding's anchor, when it is listed
 
 
 def build_page(analysis: Analysis) -> Page:
@@ -146,6 +151,10 @@ def build_page(analysis: Analysis) -> Page:
         data_json=json_for_script(_data(findings[FULL_FINDINGS:], graphs, code)),
         capture_lines=capture_health.lines(analysis.run.capture_problems),
         empty_verdict=capture_health.empty_verdict(analysis),
+        module_rows=module_time_rows(analysis),
+        line_rows=module_time_rows(analysis, by="line"),
+        crash_line=crash_headline(analysis),
+        crash_anchor=next((f.anchor for f in analysis.findings if f.family == "CRS"), None),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tdiag.analyzer.crash import headline as crash_headline
 from tdiag.reports.lint.diagnostics import diagnostic_line, ordered
 from tdiag.reports.lint.footer import footer
 
@@ -14,4 +15,4 @@ if TYPE_CHECKING:
 
 def render(analysis: Analysis, options: LintOptions) -> str:
     lines = [diagnostic_line(f) + "\n" for f in ordered(analysis.findings)]
-    return "".join(lines) + footer(analysis.findings, options, analysis.run.capture_problems)
+    return "".join(lines) + footer(analysis.findings, options, analysis.run.capture_problems, crash_headline(analysis))

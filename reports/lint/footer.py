@@ -14,8 +14,12 @@ if TYPE_CHECKING:
     from tdiag.reports.lint.options import LintOptions
 
 
-def footer(findings: list[Finding], options: LintOptions, capture_problems: list | None = None) -> str:
+def footer(findings: list[Finding], options: LintOptions, capture_problems: list | None = None,
+           stopped: str | None = None) -> str:
+    """``stopped``: torch.compile stopped the program (analyzer.crash.headline); no list is an all-clear then."""
     incomplete = "".join(line + "\n" for line in capture_health.lines(capture_problems or []))
+    if stopped and not any(f.family == "CRS" for f in findings):
+        incomplete += f"{stopped} (not selected: this is not an all-clear)\n"
     if not findings:
         return incomplete or "All checks passed: no findings.\n"
     by_severity = Counter(f.severity for f in findings)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tdiag.analyzer.crash import headline as crash_headline
 from tdiag.reports.lint.diagnostics import diagnostic_line, ordered, span
 from tdiag.reports.lint.footer import footer
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 def render(analysis: Analysis, options: LintOptions) -> str:
     blocks = [_finding_block(analysis, f, options) for f in ordered(analysis.findings)]
-    return "".join(blocks) + footer(analysis.findings, options, analysis.run.capture_problems)
+    return "".join(blocks) + footer(analysis.findings, options, analysis.run.capture_problems, crash_headline(analysis))
 
 
 def _finding_block(analysis: Analysis, finding: Finding, options: LintOptions) -> str:

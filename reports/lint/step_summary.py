@@ -20,7 +20,7 @@ TRUNCATION_NOTE = "\n_(tdiag: summary cut to fit GitHub's 1 MiB step-summary lim
 
 def markdown_summary(analysis: Analysis, title: str = "tdiag lint", top: int = TOP_FINDINGS) -> str:
     s = analysis.summary
-    findings = sorted(analysis.findings, key=lambda f: (SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line))
+    findings = sorted(analysis.findings, key=lambda f: (f.family != "CRS", SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line))
     out = [
         f"### {title}",
         "",

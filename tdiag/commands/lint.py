@@ -62,6 +62,7 @@ class LintCommand:
             return EXIT_CLEAN
         threshold = SEVERITY_RANK[args.fail_on]
         failing = any(SEVERITY_RANK.get(f.severity, len(SEVERITIES)) <= threshold for f in selected.findings)
+        failing = failing or analysis.summary.crash is not None  # torch.compile stopped the program: never a pass
         return EXIT_FINDINGS if failing else EXIT_CLEAN
 
 

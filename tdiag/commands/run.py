@@ -76,7 +76,7 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
     )
     previous_term = _record_on_sigterm(writer, started)
     with session:
-        outcome = runner.run(target)
+        outcome = runner.run(target, on_exception=session.crashed)
     if status is not None:
         status.stop()
     signal.signal(signal.SIGTERM, previous_term)

@@ -4,6 +4,10 @@ Counts (graphs, breaks, recompiles, eager fallbacks) are exact, so any increase 
 step time is compared only when both runs carry tdiag's per-step runtime measurement over at least
 ``MIN_STEPS_TO_JUDGE`` steps, and only a slowdown beyond ``SLOWER_TOLERANCE`` counts; the run's wall time is
 shown, labelled, never judged.
+
+A program that torch.compile stopped (a CRS finding) is fixed when the patched program runs to its end: the exit
+code may then change to 0 and the output may go on past where it stopped, but what it printed before must be
+printed again (a prefix), and the counts are not compared (the stopped run never reached the rest of the program).
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ class Comparison:
     problems: list[str]  # why the verdict is "worse"; empty when the patch did no harm
     gone: list[str]  # rule codes reported before and not after
     new: list[str]  # rule codes reported after and not before
+    completed: bool = False  # torch.compile stopped the program before; the patched program ran to its end
 
     @property
     def ok(self) -> bool:
@@ -85,16 +90,19 @@ class Comparison:
 def compare(label: str, patches: list[str], before: tuple[Analysis, RunResult], after: tuple[Analysis, RunResult]) -> Comparison:
     b, a = Metrics.of(*before), Metrics.of(*after)
     problems = []
-    for name in COUNTS:
+    completed = _stopped(before[0]) and not _stopped(after[0]) and a.exit_code == 0
+    for name in () if completed else COUNTS:
         if getattr(a, name) > getattr(b, name):
             problems.append(f"more {name.replace('_', ' ')}: {getattr(b, name)} -> {getattr(a, name)}")
     judged = min(b.steps_measured, a.steps_measured) >= MIN_STEPS_TO_JUDGE
     if judged and b.step_time_s and a.step_time_s and a.step_time_s > b.step_time_s * (1 + SLOWER_TOLERANCE):
         problems.append(f"slower steps: {b.step_time_s * 1e3:.3f} ms -> {a.step_time_s * 1e3:.3f} ms")
-    if a.exit_code != b.exit_code:
+    if a.exit_code != b.exit_code and not completed:
         problems.append(f"the program's exit code changed: {b.exit_code} -> {a.exit_code}")
     identical = before[1].stdout == after[1].stdout
-    if not identical:
+    if completed and not after[1].stdout.startswith(before[1].stdout):
+        problems.append("the program's output before it stopped changed")
+    elif not identical and not completed:
         problems.append("the program's output (stdout) changed")
     return Comparison(
         label=label,
@@ -106,7 +114,14 @@ def compare(label: str, patches: list[str], before: tuple[Analysis, RunResult], 
         problems=problems,
         gone=sorted(set(b.findings) - set(a.findings)),
         new=sorted(set(a.findings) - set(b.findings)),
+        completed=completed,
     )
+
+
+def _stopped(analysis: Analysis) -> bool:
+    """torch.compile stopped the program: it did not run to its end."""
+    crash = analysis.summary.crash
+    return crash is not None and crash.ended_program
 
 
 def _first_differences(before: str, after: str, limit: int = 6) -> list[str]:

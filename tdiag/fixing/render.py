@@ -80,7 +80,9 @@ def _print_comparison(console: Console, c: Comparison) -> None:
         console.print(f"new findings: {', '.join(c.new)}", style="yellow")
     for line in c.stdout_diff:
         console.print(f"  {line}", style="red")
-    if c.ok:
+    if c.ok and c.completed:
+        console.print("verdict: fixed: the program stopped before and runs to its end now", style="bold green")
+    elif c.ok:
         console.print("verdict: no regression", style="bold green")
     else:
         console.print("verdict: WORSE: " + "; ".join(c.problems), style="bold red")

@@ -30,7 +30,10 @@ def test_one_layer_names_it_and_its_forward():
 def test_fused_across_layers_names_the_common_ancestor():
     k = kernel("var_mean", "add_2")
     attribute(k, MODULES, POST_TO_PRE, PathMapper("/proj"))
-    assert (k.module, k.module_class, module_label(k)) == ("", "TokenMixer", "TokenMixer")
+    # named after their common ancestor, and the label lists every layer it fused (issue 23)
+    assert (k.module, k.module_class) == ("", "TokenMixer")
+    assert [(m.path, m.cls) for m in k.modules] == [("norm", "LayerNorm"), ("mix", "Linear")]
+    assert module_label(k) == "norm (LayerNorm), mix (Linear)"
     assert k.frame is None  # several layers: no single forward to point at
 
 

@@ -92,3 +92,13 @@ EXPECTED: dict[str, Expect] = {
             "than it could save on a GEMM this small",
     ),
 }
+
+
+# Known library causes (analyzer/library_causes.json) an expert recognises in these programs, by catalogue id: the
+# finding for that cause must come with the catalogue's fix (matched by library frame and torch's reason).
+LIBRARY_CAUSES: dict[str, set[str]] = {
+    "pyg_gcn_varying_graphs.py": {"pyg-gcn-remaining-self-loops"},
+    "pyg_graph_pool.py": {"pyg-global-pool-size"},
+    "diffusers_unet_timestep.py": {"diffusers-python-timestep"},
+    "hf_vit_train_inductor.py": {"transformers-problem-type-guard"},
+}

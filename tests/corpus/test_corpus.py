@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from corpus_scoring import PROGRAMS, env, run, score
-from expected import EXPECTED
+from expected import EXPECTED, LIBRARY_CAUSES
 
 pytest.importorskip("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
 pytestmark = pytest.mark.slow  # two runs of real third-party models per program: scripts/test's bounded second step
@@ -53,4 +53,12 @@ def test_findings_match_the_expert(program, corpus_env, tmp_path):
             k.family == "BRK" for k in result.expected), torch_says.recompile_reasons
 
     assert not (result.misses or result.false_positives), "\n" + result.diff(expect.why)
+    from tdiag.analyzer.paths import is_library_display
+
+    # every family on the user's line: a library location is evidence (--show-library-sites), never the anchor
+    assert not [(f.code, f.path, f.line) for f in analysis.findings if is_library_display(f.path)]
+    from tdiag.analyzer.library_causes import match
+
+    known = {m[0].id for f in analysis.findings if (m := match(f))}
+    assert LIBRARY_CAUSES.get(program, set()) <= known, sorted(known)
     assert analysis.summary.graph_breaks == len(torch_says.breaks)

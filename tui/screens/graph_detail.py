@@ -98,7 +98,15 @@ def kernel_detail(analysis: Analysis, kernel: Kernel) -> RenderableType:
     if kernel.fused_nodes:
         parts.append(Text.assemble(("fusion group: ", "dim"), ", ".join(kernel.fused_nodes)))
     module = module_label(kernel)
-    if module:
+    if len(kernel.modules) > 1 or any(m.built_at for m in kernel.modules):
+        # every module the kernel computes, each beside the user's line that built it (issue 23)
+        parts.append(Text("modules (built at):", style="dim"))
+        for m in kernel.modules:
+            name = f"{m.path} ({m.cls})" if m.path else m.cls
+            built = (site_label(m.built_at.path, m.built_at.line), "cyan") if m.built_at else ("", "")
+            parts.append(Text.assemble(f"  {name}  ", built, ("  " + ((m.built_at.code or "") if m.built_at else ""),
+                                                                 "dim")))
+    elif module:
         parts.append(Text.assemble(("module: ", "dim"), module))
     if kernel.frame is not None:
         parts.append(Text.assemble(("innermost frame: ", "dim"), site_label(kernel.frame.path, kernel.frame.line),

@@ -22,7 +22,8 @@ COLUMNS = (("id", 6), ("function", 14), ("status", 7), ("ops", 4), ("kern", 4), 
 
 class GraphsScreen(TdiagScreen):
     MODE = "graphs"
-    BINDINGS = [Binding("enter", "open_graph", "Kernels", show=False)]
+    BINDINGS = [Binding("enter", "open_graph", "Kernels", show=False),
+                Binding("m", "module_time", "Time per module", show=False)]
 
     def compose(self) -> ComposeResult:
         yield self.nav()
@@ -78,6 +79,11 @@ class GraphsScreen(TdiagScreen):
         if graph is not None:
             self.post_message(ShowGraph(graph.key))
 
+    def action_module_time(self) -> None:
+        from tdiag.tui.screens.module_time import ModuleTimeScreen
+
+        self.app.push_screen(ModuleTimeScreen(self.analysis))
+
     def _show_summary(self) -> None:
         graph = self.selected_graph
         if graph is not None:
@@ -105,6 +111,8 @@ def graph_summary(analysis: Analysis, graph: CompiledGraph) -> RenderableType:
         by_graph[kernel.graph] = by_graph.get(kernel.graph, 0) + 1
     if by_graph:
         parts.append(Text("kernels: " + ", ".join(f"{n} {g}" for g, n in by_graph.items()) + "  (Enter: details)"))
+    if any(k.device_s and k.modules for k in graph.kernels):
+        parts.append(Text("kernel time per module and per user line: m", style="dim"))
     parts.append(Text(f"\nGuards ({len(graph.guards) or graph.guard_count})", style="bold underline"))
     for guard in graph.guards[:GUARDS_SHOWN]:
         parts.append(Text.assemble((f"{guard.kind:<14}", "cyan"), guard.text))

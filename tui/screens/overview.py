@@ -6,6 +6,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from tdiag.analyzer import capture_health
+from tdiag.analyzer.crash import headline as crash_headline
 from tdiag.analyzer.model import Analysis
 from tdiag.tui.format import seconds, severity_text, site_cell
 from tdiag.tui.messages import ShowFinding
@@ -32,6 +33,9 @@ class OverviewScreen(TdiagScreen):
         problems = record_problems(self.analysis)
         if problems is not None:
             yield Static(problems, id="record-problems")
+        stopped = crash_headline(self.analysis)
+        if stopped:
+            yield Static(Text(f"✗ {stopped}", style="bold red"), id="crash")
         yield Static(headline(self.analysis), id="headline")
         runtime = runtime_breakdown(self.analysis.summary.runtime)
         if runtime is not None:
@@ -139,6 +143,8 @@ def all_clear(analysis: Analysis) -> Text:
     tone, verdict = capture_health.empty_verdict(analysis)
     if tone == "incomplete":  # never an all-clear over a capture that missed events
         return Text(f"{verdict} (see above)", style="bold red")
+    if tone == "stopped":
+        return Text(verdict, style="bold red")
     if tone == "nothing":
         return Text(verdict, style="bold yellow")
     text = Text(f"✓ {verdict}\n", style="bold green")

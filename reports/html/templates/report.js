@@ -239,3 +239,34 @@
     if (location.hash) reveal();
   }
 })();
+
+// Sortable tables (Kernel time per module): a click on a column header sorts by it, a second click reverses.
+(function () {
+  "use strict";
+  function key(cell, numeric) {
+    var v = cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent;
+    return numeric ? parseFloat(v) || 0 : v.toLowerCase();
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
+      th.tabIndex = 0;
+      th.style.cursor = "pointer";
+      var sort = function () {
+        var numeric = th.getAttribute("data-type") === "num";
+        var current = th.getAttribute("aria-sort");
+        var desc = current ? current === "ascending" : numeric;  // numbers largest first, text A-Z first
+        Array.prototype.forEach.call(table.tHead.rows[0].cells, function (o) { o.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", desc ? "descending" : "ascending");
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = key(a.cells[col], numeric), y = key(b.cells[col], numeric);
+          return (x < y ? -1 : x > y ? 1 : 0) * (desc ? -1 : 1);
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      };
+      th.addEventListener("click", sort);
+      th.addEventListener("keydown", function (e) { if (e.key === "Enter") sort(); });
+    });
+  });
+})();

@@ -1,0 +1,125 @@
+"""The catalogue of known causes inside libraries (library_causes.json), matched to a finding.
+
+An entry is matched by a library frame of the finding (a path suffix and a function name fragment) and by torch's
+reason (a regular expression over the reason, context and guard text), never by the program. The frame nearest the
+user's line wins, since that is the library API the user called (``to_dense_adj`` rather than the ``scatter`` it
+calls).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+
+from tdiag.analyzer.evidence import BreakEvidence, CudaGraphEvidence, RecompileEvidence
+from tdiag.analyzer.model import Finding, Frame
+
+_SITE_PACKAGES = re.compile(r"^<(?:site-packages|dist-packages)>/")
+
+
+@dataclass(frozen=True)
+class FramePattern:
+    path: str  # a fragment of the display path, e.g. "torch_geometric/utils/_scatter.py"
+    function: str = ""  # a fragment of the function name ("" matches any)
+
+    def matches(self, frame: Frame) -> bool:
+        return self.path in frame.path and self.function in (frame.function or "")
+
+
+@dataclass(frozen=True)
+class LibraryCause:
+    id: str
+    library: str
+    seen_on: str
+    codes: tuple[str, ...]
+    frames: tuple[FramePattern, ...]
+    reason: str
+    cause: str
+    fix: str
+    alternatives: tuple[str, ...] = ()
+    patch: str | None = None  # a mechanical patch kind (suggestions/library_fix.py), None: text only
+    options: dict = field(default_factory=dict)  # the patch kind's parameters (attribute, keyword, config, value...)
+
+
+@functools.lru_cache(maxsize=1)
+def catalogue() -> tuple[LibraryCause, ...]:
+    data = json.loads(resources.files("tdiag.analyzer").joinpath("library_causes.json").read_text(encoding="utf-8"))
+    known = {"id", "library", "seen_on", "codes", "frames", "reason", "cause", "fix", "alternatives", "patch"}
+    return tuple(
+        LibraryCause(
+            id=e["id"], library=e["library"], seen_on=e["seen_on"], codes=tuple(e["codes"]),
+            frames=tuple(FramePattern(f["path"], f.get("function", "")) for f in e["frames"]),
+            reason=e["reason"], cause=e["cause"], fix=e["fix"], alternatives=tuple(e.get("alternatives", ())),
+            patch=e.get("patch"), options={k: v for k, v in e.items() if k not in known},
+        )
+        for e in data["entries"]
+    )
+
+
+def library_frames(finding: Finding) -> list[Frame]:
+    """The finding's library frames, nearest the user's line first."""
+    frames: list[Frame] = []
+    ev = finding.evidence
+    if isinstance(ev, BreakEvidence):
+        frames.extend(f for f in ev.user_stack if not f.is_user)
+    if isinstance(ev, RecompileEvidence) and ev.frame_path and is_library_path(ev.frame_path):
+        frames.append(Frame(ev.frame_path, ev.frame_line or 0, ev.frame or "?", None, False))
+    if finding.library_frame is not None:
+        frames.append(finding.library_frame)
+    return frames
+
+
+def reason_text(finding: Finding) -> str:
+    ev = finding.evidence
+    parts = [finding.message]
+    if isinstance(ev, BreakEvidence):
+        parts += [ev.reason, ev.explanation or "", ev.context or ""]
+    elif isinstance(ev, RecompileEvidence):
+        parts += [ev.guard or "", ev.subject or "", *ev.failures]
+    elif isinstance(ev, CudaGraphEvidence):
+        parts += [*ev.reasons, ev.skip_kind or "", ev.code or ""]
+    return "\n".join(p for p in parts if p)
+
+
+def match(finding: Finding) -> tuple[LibraryCause, Frame] | None:
+    """The catalogue entry for this finding and the library frame it matched, or None."""
+    frames = library_frames(finding)
+    if not frames:
+        return None
+    text = reason_text(finding)
+    best = None
+    for entry in catalogue():
+        if finding.code not in entry.codes or not re.search(entry.reason, text):
+            continue
+        for depth, frame in enumerate(frames):
+            if any(p.matches(frame) for p in entry.frames):
+                if best is None or depth < best[0]:
+                    best = (depth, entry, frame)
+                break
+    return (best[1], best[2]) if best else None
+
+
+def is_library_path(path: str) -> bool:
+    return bool(_SITE_PACKAGES.match(path)) or path.startswith("<")
+
+
+def library_name(path: str) -> str | None:
+    """``<site-packages>/torch_geometric/utils/_scatter.py`` -> ``torch_geometric``."""
+    m = _SITE_PACKAGES.match(path)
+    if not m:
+        return None
+    return path[m.end():].split("/", 1)[0].removesuffix(".py")
+
+
+def module_name(path: str) -> str | None:
+    """``<site-packages>/transformers/modeling_utils.py`` -> ``transformers.modeling_utils``."""
+    m = _SITE_PACKAGES.match(path)
+    if not m or not path.endswith(".py"):
+        return None
+    parts = path[m.end():-3].split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts) if all(p.isidentifier() for p in parts) else None

@@ -1,0 +1,55 @@
+"""The one Finding a crash gets (CRS*): on the user's line, severity error, ranked before everything else."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tdiag.analyzer.evidence import CrashEvidence
+from tdiag.analyzer.model import Crash, Finding, GraphKey, Site  # Finding: the return type
+
+IMPACT = 10_000.0  # the program did not run to its end: nothing else matters until this is fixed
+
+
+def crash_findings(ctx, rule, kind: str, message: Callable[[Crash], str], fix: Callable[[Crash], str],
+                   site: Callable[[Crash], Site | None] | None = None) -> list[Finding]:
+    findings = []
+    for crash in ctx.analysis.crashes:
+        if crash.kind != kind or not crash.caused_by_torch:
+            continue
+        where = (site(crash) if site is not None else None) or crash.site or crash.call_site or Site("<unknown>", 0)
+        call = crash.call_site
+        findings.append(rule.finding(
+            message=f"{stopped(crash)}: {message(crash)}", fix=fix(crash),
+            path=where.path, line=where.line, column=where.column, end_column=where.end_column,
+            function=where.function, gb_id=crash.gb_id, gb_url=gb_url(crash.gb_id),
+            compile_ids=[crash.compile_id] if crash.compile_id else [], impact=IMPACT,
+            evidence=CrashEvidence(exception=crash.exception, thread=crash.thread, ended_program=crash.ended_program,
+                                   call=f"{call.path}:{call.line}" if call is not None else None,
+                                   policy=crash.policy, detail=crash.detail, torch_message=crash.message),
+            ranks={str(crash.rank): 1} if crash.rank is not None else {},
+            graph_keys=[GraphKey(crash.rank, crash.compile_id)] if crash.compile_id else [],
+        ))
+    return findings
+
+
+def stopped(crash: Crash) -> str:
+    return "the program stopped" if crash.ended_program else f"thread {crash.thread!r} stopped"
+
+
+def raised_at(crash: Crash) -> str:
+    """", raised by the compiled call at train.py:12" when that is another line than the finding's."""
+    call = crash.call_site
+    if call is None or call == crash.site:
+        return ""
+    return f"; the compiled call at {call.path}:{call.line} raised {crash.exception.rsplit('.', 1)[-1]}"
+
+
+def gb_url(gb_id: str | None) -> str | None:
+    if not gb_id:
+        return None
+    return f"https://meta-pytorch.github.io/compile-graph-break-site/gb/{gb_id.lower()}.html"
+
+
+def quoted(text: str | None, limit: int = 160) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

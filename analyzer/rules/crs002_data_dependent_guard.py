@@ -1,0 +1,37 @@
+"""## What it does
+Finds a program that torch.compile stopped because Dynamo had to decide a condition on a value it only knows at
+run time (a data-dependent guard: `if n > 2` where `n = x.sum().item()`), under `fullgraph=True` or with
+`capture_scalar_outputs`. torch raises `UserError` ("Could not guard on data-dependent expression").
+
+## Why is this bad?
+The program does not run to its end: Dynamo cannot compile a graph whose shape depends on the value, and is not
+allowed to split it.
+
+## Example
+```python
+n = x.sum().item()
+if n > 2:                    # Could not guard on data-dependent expression u0 > 2
+    x = x * 2
+```
+
+## Use instead
+```python
+x = torch.where(x.sum() > 2, x * 2, x)     # keep the value on the device
+torch._check(n > 0)                        # or tell the compiler a fact about the value
+```
+"""
+
+from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._crashes import crash_findings, raised_at
+
+RULE = Rule("CRS002", "data-dependent-guard", "error", "A guard on a data-dependent value stopped the program",
+            suggester="crash")
+
+
+def check(ctx):
+    return crash_findings(
+        ctx, RULE, "data_dependent_guard",
+        lambda c: (f"Dynamo cannot decide `{c.detail or 'a data-dependent condition'}` at compile time: it depends on "
+                   f"a tensor's value (a guard on a data-dependent value){raised_at(c)}"),
+        lambda c: "branch on the device with torch.where / torch.cond, or bound the value with torch._check(...)",
+    )

@@ -1,0 +1,36 @@
+"""## What it does
+Finds a program that torch.compile stopped because the compiler backend raised: `BackendCompilerFailed` from a
+custom backend, `InductorError` or a lowering error from Inductor. The finding names the backend's own error, and
+the user line torch names for the failing node where it does, else the compiled call.
+
+## Why is this bad?
+The program does not run to its end. Unless `torch._dynamo.config.suppress_errors` is set, a backend failure is
+fatal; with it set, the function silently runs eagerly instead (CMP003).
+
+## Example
+```python
+def my_backend(gm, example_inputs):
+    raise RuntimeError("cannot handle this graph")
+
+torch.compile(step, backend=my_backend)(x)   # BackendCompilerFailed
+```
+
+## Use instead
+Fix the error the backend reports, compile the function with another backend meanwhile
+(`backend="aot_eager"`), or `torch.compiler.disable` the part that fails.
+"""
+
+from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._crashes import crash_findings, quoted, raised_at
+
+RULE = Rule("CRS004", "backend-failed", "error", "The compiler backend raised and stopped the program",
+            suggester="crash")
+
+
+def check(ctx):
+    return crash_findings(
+        ctx, RULE, "backend_failed",
+        lambda c: f"compiling failed in the backend: {quoted(c.detail or c.headline, 240)}{raised_at(c)}",
+        lambda c: ("fix the backend's error, or compile with another backend meanwhile (backend=\"aot_eager\"); "
+                   "torch.compiler.disable the part that fails"),
+    )

@@ -1,0 +1,297 @@
+"""Fixes for causes that live inside a library, applied from the user's own code.
+
+The user does not own the library line, so "move it out of the compiled code" or "keep the value a tensor" is no
+fix. What is: a documented option or argument of the library call on the user's line, a value the library reads
+(``model.loss_type``), a torch config knob that targets the cause (``ignore_logger_methods`` for a logger method,
+``capture_dynamic_output_shape_ops`` for a data-dependent shape), or the library version that fixed it. Known causes
+come from the catalogue (analyzer/library_causes.json); any other break inside a library gets the knob for its
+kind and names the library and function.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+from tdiag.analyzer.evidence import BreakEvidence, RecompileEvidence, evidence_as
+from tdiag.analyzer.library_causes import LibraryCause, is_library_path, library_name, match
+from tdiag.analyzer.model import Finding, Frame, Suggestion
+from tdiag.analyzer.suggestions.call_arguments import user_expression
+from tdiag.analyzer.suggestions.call_sites import callee_name, compiled_call_on_line, compiled_names
+from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, torch_alias, with_torch_import
+from tdiag.analyzer.suggestions.syntax import SourceTree, dotted
+
+_LOGGER = re.compile(r"method: <Logger (?P<name>[\w.]+) \(\w+\)>\.(?P<method>\w+)")
+
+
+def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
+    """The library-side suggestion, or None when the finding's cause is not in a library (or nothing better than
+    the rule's own suggester is known)."""
+    found = match(finding)
+    if found is not None:
+        return _from_catalogue(finding, ctx, *found)
+    frame = _cause_frame(finding)
+    if frame is None or not finding.code.startswith("BRK"):
+        return None
+    if finding.code == "BRK006" and not _LOGGER.search(evidence_as(finding.evidence, BreakEvidence).context or ""):
+        return None  # a frame Dynamo gave up on: the frame-skip suggester says which break made it skip
+    return _unknown_break(finding, ctx, frame)
+
+
+def fix_line(finding: Finding, suggestion: Suggestion) -> str:
+    """The one-line fix the outputs show: the suggestion's title, naming the library function the cause is in."""
+    found = match(finding)
+    frame = found[1] if found else _cause_frame(finding)
+    text = suggestion.title[:1].lower() + suggestion.title[1:]
+    if frame is not None and frame.function and frame.function != "?" and f"`{frame.function}`" not in text:
+        text += f" (cause: {library_name(frame.path) or 'library'} `{frame.function}`)"
+    return text
+
+
+def where(frame: Frame) -> str:
+    lib = library_name(frame.path) or "a library"
+    function = frame.function if frame.function and frame.function != "?" else "its code"
+    return f"{lib} `{function}` ({frame.path}:{frame.line})"
+
+
+# --- catalogue entries ------------------------------------------------------------------------------------------
+
+
+def _from_catalogue(finding: Finding, ctx: SuggestionContext, entry: LibraryCause, frame: Frame) -> Suggestion:
+    values = {"model": "model", "value": _value(finding, entry) or _guarded_value(finding, ctx, entry) or "..."}
+    patch, note = None, None
+    if entry.patch:
+        try:
+            patch, values = _PATCHES[entry.patch](finding, ctx, entry, values)
+        except NoPatch as why_not:
+            note = str(why_not)
+    title = entry.fix.format(**values)
+    return Suggestion(
+        title=title[:1].upper() + title[1:],
+        why=f"The cause is inside {where(_innermost(finding) or frame)}, reached from this line: {entry.cause}. "
+        f"Known library cause `{entry.id}` (seen on {entry.seen_on}).",
+        patch=patch,
+        patch_note=note,
+        alternatives=list(entry.alternatives),
+    )
+
+
+def _value(finding: Finding, entry: LibraryCause) -> str | None:
+    pattern = entry.options.get("value")
+    if not pattern:
+        return None
+    m = re.search(pattern, _text(finding))
+    return m.group(1) if m else None
+
+
+def _guarded_value(finding: Finding, ctx: SuggestionContext, entry: LibraryCause) -> str | None:
+    """The value the library settled on, read from the guards of the recompiled graph (``config.problem_type ==
+    'single_label_classification'``): what the first call set, so setting it up front changes nothing else."""
+    pattern = entry.options.get("value_from_guards")
+    if not pattern:
+        return None
+    keys = set(finding.graph_keys)
+    for graph in ctx.analysis.graphs:
+        if graph.key in keys:
+            for guard in graph.guards:
+                m = re.search(pattern, guard.text)
+                if m:
+                    return m.group(1)
+    return None
+
+
+def _text(finding: Finding) -> str:
+    ev = finding.evidence
+    if isinstance(ev, BreakEvidence):
+        return " ".join(filter(None, [ev.reason, ev.context, ev.explanation]))
+    return finding.message
+
+
+def _set_model_attribute(finding, ctx, entry, values):
+    """``model.loss_type = "ForCausalLM"`` before the model is compiled (or after it is made)."""
+    if values["value"] == "...":
+        raise NoPatch("torch's reason does not show the value to set")
+    tree = ctx.tree(finding.path)
+    model, statement, before = _model_statement(tree, finding)
+    values = {**values, "model": model}
+    line = cst.parse_statement(f"{model}.{entry.options['attribute']} = {values['value']!r}\n".replace("'", '"'))
+    return _insert(tree, statement, [line], before), values
+
+
+def _keyword_argument(finding, ctx, entry, values):
+    """``cmodel(ids, use_cache=False)``: the keyword the library documents, added to the call on the user's line."""
+    tree = ctx.tree(finding.path)
+    call = _library_call(tree, finding)
+    keyword, value = entry.options["keyword"], entry.options["keyword_value"]
+    if any(a.keyword is not None and a.keyword.value == keyword for a in call.args) or any(a.star for a in call.args):
+        raise NoPatch(f"the call already passes `{keyword}` (or passes keywords through **)")
+    arg = cst.Arg(keyword=cst.Name(keyword), value=cst.parse_expression(value),
+                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    args = list(call.args)
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return patch_for(tree, tree.module.deep_replace(call, call.with_changes(args=[*args, arg]))), values
+
+
+def _dynamo_config(finding, ctx, entry, values):
+    """``torch._dynamo.config.NAME = VALUE`` once, after the file's imports."""
+    tree = ctx.tree(finding.path)
+    torch = torch_alias(tree)
+    text = f"{torch}._dynamo.config.{entry.options['config']} = {entry.options['config_value']}\n"
+    if any(tree.code(s).strip() == text.strip() for s in tree.module.body):
+        raise NoPatch(f"torch._dynamo.config.{entry.options['config']} is already set")
+    return _after_imports(tree, [cst.parse_statement(text)]), values
+
+
+def _tensor_argument(finding, ctx, entry, values):
+    """``compiled(sample, torch.tensor(t))``: the Python number the library guards on, passed as a 0-d tensor."""
+    tree = ctx.tree(finding.path)
+    ev = evidence_as(finding.evidence, RecompileEvidence)
+    subject = ev.subject or entry.options["argument"]
+    call = _library_call(tree, finding)
+    try:
+        value = user_expression(call, subject, None)
+    except NoPatch:
+        # a library forward whose source is not in the record: the documented parameter, second positional or by name
+        value = _nth_or_keyword(call, entry.options["argument"], 1)
+    torch = torch_alias(tree)
+    if isinstance(value, cst.Call) and (dotted(value.func) or "").startswith(f"{torch}."):
+        raise NoPatch("the argument is already made by a torch call")
+    wrapped = cst.Call(func=cst.parse_expression(f"{torch}.tensor"), args=[cst.Arg(value=value)])
+    return patch_for(tree, with_torch_import(tree, tree.module.deep_replace(value, wrapped))), values
+
+
+_PATCHES = {
+    "set_model_attribute": _set_model_attribute,
+    "keyword_argument": _keyword_argument,
+    "dynamo_config": _dynamo_config,
+    "tensor_argument": _tensor_argument,
+}
+
+
+# --- breaks inside a library without a catalogue entry ----------------------------------------------------------
+
+
+def _unknown_break(finding: Finding, ctx: SuggestionContext, frame: Frame) -> Suggestion:
+    ev = evidence_as(finding.evidence, BreakEvidence)
+    place = where(frame)
+    logger = _LOGGER.search(ev.context or "")
+    if logger is not None:
+        return _ignore_logger(finding, ctx, place, logger["name"], logger["method"])
+    reason = f"{ev.reason} {ev.context or ''}".lower()
+    lib = library_name(frame.path) or "the library"
+    alternatives = [f"check the documented arguments of the {lib} call on this line: one that supplies what "
+                    f"`{frame.function}` computes at run time (a size, a count, a flag) avoids the break",
+                    f"a newer {lib} may no longer break here",
+                    "call it outside the compiled function (compile the part around it)"]
+    if finding.code == "BRK002" or "item()" in reason:
+        knob = "torch._dynamo.config.capture_scalar_outputs = True (the value becomes an unbacked symbol)"
+    elif "dynamic shape operator" in reason or "nonzero" in reason:
+        knob = "torch._dynamo.config.capture_dynamic_output_shape_ops = True (the op's output size becomes symbolic)"
+    else:
+        knob = None
+    title = f"The break is inside {place}: " + (f"set {knob}" if knob else "change how this line calls it")
+    return Suggestion(title=title, why=f"torch broke the graph in library code the call on this line reaches "
+                      f"({ev.reason}); it cannot be edited there, only changed from here.", alternatives=alternatives)
+
+
+def _ignore_logger(finding: Finding, ctx: SuggestionContext, place: str, logger: str, method: str) -> Suggestion:
+    torch_line = f'torch._dynamo.config.ignore_logger_methods.add(logging.getLogger("{logger}").{method})'
+    patch, note = None, None
+    try:
+        tree = ctx.tree(finding.path)
+        torch = torch_alias(tree)
+        line = cst.parse_statement(torch_line.replace("torch.", f"{torch}.", 1) + "\n")
+        statements = [line]
+        if "logging" not in tree.imported_names():
+            statements.insert(0, cst.parse_statement("import logging\n"))
+        patch = _after_imports(tree, statements)
+    except NoPatch as why_not:
+        note = str(why_not)
+    return Suggestion(
+        title=f"Let Dynamo skip the `{logger}` logger's `{method}` (it is called in {place})",
+        why="A logger method Dynamo cannot trace breaks the graph at every call; the call is in library code, so "
+        "the fix is torch._dynamo.config.ignore_logger_methods, which skips that logger's method while tracing "
+        "(eager code still logs). reorderable_logging_functions takes functions, not logger methods.",
+        patch=patch, patch_note=note,
+        alternatives=["avoid what the message warns about (an option or config value the message names)"],
+    )
+
+
+# --- where in the user's file ----------------------------------------------------------------------------------
+
+
+def _cause_frame(finding: Finding) -> Frame | None:
+    frame = _innermost(finding)
+    if frame is None or not is_library_path(frame.path) or frame.path.startswith("<site-packages>/torch/"):
+        return None
+    return frame
+
+
+def _innermost(finding: Finding) -> Frame | None:
+    return finding.library_frame
+
+
+def _library_call(tree: SourceTree, finding: Finding) -> cst.Call:
+    """The call on the finding's line that goes into compiled or library code."""
+    try:
+        return compiled_call_on_line(tree, finding.line, finding.function)
+    except NoPatch:
+        calls = [c for c in tree.nodes_on_line(cst.Call, finding.line) if tree.start_line(c) == finding.line]
+        outer = [c for c in calls if not any(a is not c and isinstance(a, cst.Call) and a in calls
+                                             for a in tree.ancestors(c))]
+        if len(outer) != 1:
+            raise
+        return outer[0]
+
+
+def _nth_or_keyword(call: cst.Call, name: str, index: int) -> cst.BaseExpression:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if len(positional) > index and not any(a.star for a in call.args):
+        return positional[index].value
+    raise NoPatch(f"the call does not pass `{name}` visibly")
+
+
+def _model_statement(tree: SourceTree, finding: Finding) -> tuple[str, cst.SimpleStatementLine, bool]:
+    """(the model's name, the statement to insert at, insert before it?): before ``cmodel = torch.compile(model)``,
+    else after the module-level assignment of the module the line calls."""
+    call = _library_call(tree, finding)
+    callee = callee_name(call)
+    if callee is None or not isinstance(call.func, cst.Name):
+        raise NoPatch("the call does not go through a plain name")
+    for stmt in tree.module.body:
+        assign = _assignment_to(stmt, callee)
+        if assign is None:
+            continue
+        value = assign.value
+        if isinstance(value, cst.Call) and tree.qualified(value.func) == "torch.compile" and value.args \
+                and isinstance(value.args[0].value, cst.Name):
+            return value.args[0].value.value, stmt, True
+        if callee not in compiled_names(tree):
+            return callee, stmt, False
+    raise NoPatch(f"no module-level assignment of `{callee}` to set the attribute on")
+
+
+def _assignment_to(stmt, name: str) -> cst.Assign | None:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+        assign = stmt.body[0]
+        if any(isinstance(t.target, cst.Name) and t.target.value == name for t in assign.targets):
+            return assign
+    return None
+
+
+def _insert(tree: SourceTree, at: cst.SimpleStatementLine, statements: list, before: bool) -> str:
+    body = list(tree.module.body)
+    i = body.index(at) + (0 if before else 1)
+    return patch_for(tree, tree.module.with_changes(body=[*body[:i], *statements, *body[i:]]))
+
+
+def _after_imports(tree: SourceTree, statements: list) -> str:
+    body = list(tree.module.body)
+    last = max((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
+                and isinstance(s.body[0], (cst.Import, cst.ImportFrom))), default=-1)
+    module = tree.module.with_changes(body=[*body[:last + 1], *statements, *body[last + 1:]])
+    return patch_for(tree, with_torch_import(tree, module))
