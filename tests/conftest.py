@@ -53,6 +53,7 @@ def hot_loop_analysis(hot_loop_record):
     return analysis
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config, items):
     """Under ``--dist loadgroup`` (scripts/test), the tests of a module that share a module-scoped fixture (a real
     run, a browser) go to one worker, so the fixture is built once instead of once per worker."""
