@@ -35,6 +35,28 @@ from tdiag import torch_events as te
 STOPPED_FAMILY = "CRS"  # the program stopped: always the first finding
 
 
+def pick_hook(queue: list[dict[str, Any]], parsed) -> dict[str, Any] | None:
+    """Take from ``queue`` (the break-hook events of one compile, in arrival order) the one that describes the same
+    break as torch's artifact ``parsed``: its instruction is on a line of the break's stack, its code name is a
+    function of that stack, its type is torch's reason. Several breaks of one compile (a restarted analysis) can
+    arrive in another order than their artifacts; with nothing to tell them apart, arrival order decides."""
+    if not queue:
+        return None
+    lines = {(f.path, f.line) for f in parsed.user_stack}
+    if parsed.path and parsed.line:
+        lines.add((parsed.path, parsed.line))
+    functions = {f.function for f in parsed.user_stack}
+    reason = (parsed.reason or "").lower()
+
+    def agreement(hook: dict[str, Any]) -> int:
+        score = 4 if (hook.get("filename"), hook.get("line")) in lines else 0
+        score += 2 if (hook.get("user_code_name") or hook.get("code_name")) in functions else 0
+        return score + (1 if reason and str(hook.get("gb_type") or "").lower() == reason else 0)
+
+    best = max(range(len(queue)), key=lambda i: (agreement(queue[i]), -i))
+    return queue.pop(best)
+
+
 def build(record: Any, suggestions: bool = True) -> Analysis:
     """Analyse a record (run directory, event file, or an already loaded EventLog).
 
@@ -218,8 +240,7 @@ class Builder:
             text = ev.payload or ""
             parsed = parse_graph_break(text)
             cid = ev.compile_id or "?"
-            queue = sites_by_cid.get((ev.rank, cid)) or []
-            hook = queue.pop(0) if queue else None
+            hook = pick_hook(sites_by_cid.get((ev.rank, cid)) or [], parsed)
             gb = self._graph_break(cid, parsed, hook, text, failed.get((ev.rank, cid)), starts.get((ev.rank, cid)))
             gb.rank = ev.rank
             out.append(gb)

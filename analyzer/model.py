@@ -310,7 +310,7 @@ class Finding:
     library_frame: Frame | None = None
     evidence: Evidence | None = None  # typed per rule family (evidence.py)
     suggestion: Suggestion | None = None
-    ranks: dict[str, int] = field(default_factory=dict)  # rank -> occurrences (multi-rank runs)
+    ranks: dict[int, int] = field(default_factory=dict)  # rank -> occurrences (multi-rank runs)
     graph_keys: list[GraphKey] = field(default_factory=list)  # the graphs it concerns, rank included
     cost: Cost | None = None  # what it costs (analyzer/cost.py); None when nothing was measured or estimated
 
@@ -547,6 +547,7 @@ def _convert(tp: Any, value: Any) -> Any:
         (item,) = typing.get_args(tp)
         return [_convert(item, v) for v in value]
     if origin is dict:
-        _, item = typing.get_args(tp)
-        return {k: _convert(item, v) for k, v in value.items()}
+        key, item = typing.get_args(tp)
+        # JSON object keys are strings: an int-keyed field (ranks) gets its ints back
+        return {(int(k) if key is int else k): _convert(item, v) for k, v in value.items()}
     return value

@@ -122,7 +122,7 @@ def _graphs(finding: Finding) -> list[tuple[str, GraphKey | None]]:
 
 
 def _ranks(finding: Finding) -> list[tuple[str, int]]:
-    return sorted(finding.ranks.items(), key=lambda kv: (len(kv[0]), kv[0]))  # numeric order for digit strings
+    return [(str(rank), n) for rank, n in sorted(finding.ranks.items())]
 
 
 # -- where the kernel time goes, per module (issue 23) ------------------------------------------------------------

@@ -5,21 +5,23 @@ from __future__ import annotations
 import os
 
 import pytest
-from tdiag_testing import RecordedRuns
+from tdiag_testing import RecordedRuns, once_per_session, shared_dir
 
 
 @pytest.fixture(scope="session")
 def session_env(tmp_path_factory) -> dict[str, str]:
     """Environment for child processes: one Inductor cache per session, no user TORCH_* settings leaking in."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE", "TORCHDYNAMO"))}
-    env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("inductor-cache"))
+    # one Inductor cache for the whole session, shared by the xdist workers: a kernel compiled by one is a cache hit
+    # for the other (Inductor's cache is written atomically, safe across processes)
+    env["TORCHINDUCTOR_CACHE_DIR"] = str(shared_dir(tmp_path_factory, "inductor-cache"))
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
 
 @pytest.fixture(scope="session")
 def recorded(tmp_path_factory, session_env) -> RecordedRuns:
-    return RecordedRuns(tmp_path_factory.mktemp("runs"), session_env)
+    return RecordedRuns(shared_dir(tmp_path_factory, "runs"), session_env)
 
 
 HOT_LOOP = os.path.join(os.path.dirname(__file__), "runtime", "programs", "hot_loop_break.py")
@@ -27,14 +29,18 @@ HOT_LOOP = os.path.join(os.path.dirname(__file__), "runtime", "programs", "hot_l
 
 @pytest.fixture(scope="session")
 def hot_loop_record(tmp_path_factory, session_env):
-    """A measured record (one real `tdiag run`) of tests/runtime/programs/hot_loop_break.py: a break called 50 times
-    a step in `hot` (line 22) and once in `once` (line 15), shared by the TUI and HTML cost tests."""
+    """A measured record (one real `tdiag run` per test session) of tests/runtime/programs/hot_loop_break.py: a break
+    called 50 times a step in `hot` (line 22) and once in `once` (line 15), shared by the TUI and HTML cost tests."""
     from tdiag_testing import run_tdiag
 
-    out = tmp_path_factory.mktemp("cost") / "run"
-    proc = run_tdiag(["run", "--no-tui", "-q", "-o", str(out), HOT_LOOP, "30"], session_env)
-    assert proc.returncode == 0, proc.stderr
-    return out
+    def make(out):
+        proc = run_tdiag(["run", "--no-tui", "-q", "-o", str(out), HOT_LOOP, "30"], session_env)
+        return {"returncode": proc.returncode, "stderr": proc.stderr}
+
+    folder = shared_dir(tmp_path_factory, "cost")
+    result = once_per_session(folder, "run", make)
+    assert result["returncode"] == 0, result["stderr"]
+    return folder / "run"
 
 
 @pytest.fixture(scope="session")
@@ -45,3 +51,15 @@ def hot_loop_analysis(hot_loop_record):
     analysis = build(hot_loop_record)
     assert analysis.summary.runtime.status == "measured"
     return analysis
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Under ``--dist loadgroup`` (scripts/test), the tests of a module that share a module-scoped fixture (a real
+    run, a browser) go to one worker, so the fixture is built once instead of once per worker."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        if any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 TESTS = Path(__file__).parent
@@ -19,8 +22,31 @@ def run_tdiag(args: list[str], env: dict[str, str], cwd: Path = PROGRAMS, timeou
     return subprocess.run(tdiag_cmd(*args), cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
+def shared_dir(tmp_path_factory, name: str) -> Path:
+    """A folder every xdist worker of this pytest session sees (the session's base temp, above the workers' own)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    folder = root / name
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def once_per_session(folder: Path, key: str, make: Callable[[Path], dict]) -> dict:
+    """``make(folder/key)`` once for the whole session, whichever worker asks first; the others wait for it and read
+    its JSON result. What it made must not be changed by the tests that use it."""
+    from filelock import FileLock
+
+    done = folder / f"{key}.result.json"
+    with FileLock(str(folder / f"{key}.lock")):
+        if not done.exists():
+            done.write_text(json.dumps(make(folder / key)))
+    return json.loads(done.read_text())
+
+
 class RecordedRuns:
-    """Runs each fixture program under `tdiag run` once per session and keeps the run directory."""
+    """Runs each fixture program under `tdiag run` once per test session (shared by the xdist workers) and keeps the
+    run directory."""
 
     def __init__(self, base: Path, env: dict[str, str]):
         self.base, self.env, self.done = base, env, {}
@@ -28,9 +54,15 @@ class RecordedRuns:
     def __call__(self, program: str, *args: str) -> tuple[Path, subprocess.CompletedProcess]:
         key = (program, args)
         if key not in self.done:
-            out = self.base / (Path(program).stem + ("-" + "-".join(args) if args else ""))
-            proc = run_tdiag(["run", "--no-tui", "-o", str(out), program, *args], self.env)
-            self.done[key] = (out, proc)
+            name = Path(program).stem + ("-" + "-".join(args) if args else "")
+
+            def make(out: Path) -> dict:
+                proc = run_tdiag(["run", "--no-tui", "-o", str(out), program, *args], self.env)
+                return {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+
+            result = once_per_session(self.base, name, make)
+            proc = subprocess.CompletedProcess(program, result["returncode"], result["stdout"], result["stderr"])
+            self.done[key] = (self.base / name, proc)
         return self.done[key]
 
 

@@ -35,7 +35,7 @@ class AnalysisIndex:
         self.search_text = [_search_text(f) for f in analysis.findings]
         self.families = sorted({f.family for f in analysis.findings})
         self.severities = [s for s in ("error", "warning", "info") if any(f.severity == s for f in analysis.findings)]
-        self.ranks = [str(r) for r in analysis.run.ranks]
+        self.ranks = list(analysis.run.ranks)  # ints, as in Finding.ranks and GraphKey
         self.marks = _build_marks(analysis)
         self.heat = line_heat(analysis)  # path -> line -> measured time (records with a measured window only)
         # Filter indexes: each value is the set of finding indexes it keeps, so a filter is a set intersection.

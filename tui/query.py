@@ -16,7 +16,7 @@ class FindingQuery:
     text: str = ""
     family: str | None = None
     severity: str | None = None
-    rank: str | None = None
+    rank: int | None = None
     sort: str = "impact"
     descending: bool = False
 

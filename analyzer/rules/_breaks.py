@@ -296,12 +296,12 @@ def graph_keys(items) -> list[GraphKey]:
     return sorted({GraphKey(item.rank, item.compile_id) for item in items})
 
 
-def ranks_of(items) -> dict[str, int]:
-    counts: dict[str, int] = defaultdict(int)
+def ranks_of(items) -> dict[int, int]:
+    counts: dict[int, int] = defaultdict(int)
     for item in items:
         rank = getattr(item, "rank", None)
         if rank is not None:
-            counts[str(rank)] += 1
+            counts[rank] += 1
     return dict(counts)
 
 

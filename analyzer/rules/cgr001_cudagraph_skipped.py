@@ -29,6 +29,7 @@ from collections import defaultdict
 from tdiag.analyzer.evidence import CudaGraphEvidence
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._breaks import ranks_of
 from tdiag.analyzer.rules._cudagraph_fixes import fix_for
 from tdiag.analyzer.rules._sites import anchor, frame_call_sites
 
@@ -63,16 +64,8 @@ def check(ctx):
                                            reasons=sorted({s.reason for _, s, *_ in items}), skip_kind=kind,
                                            op=skip.op, at=skip.at, code=skip.code,
                                            recordings=len(graph.cudagraph.recordings)),
-                ranks=_ranks(g for g, *_ in items),
+                ranks=ranks_of(g for g, *_ in items),
                 graph_keys=sorted({g.key for g, *_ in items}),
             )
         )
     return findings
-
-
-def _ranks(graphs) -> dict[str, int]:
-    counts: dict[str, int] = defaultdict(int)
-    for g in graphs:
-        if g.rank is not None:
-            counts[str(g.rank)] += 1
-    return dict(counts)

@@ -54,7 +54,7 @@ def check(ctx):
             f.compile_ids.append(graph.compile_id)
             f.graph_keys.append(graph.key)
             if graph.rank is not None:
-                f.ranks[str(graph.rank)] = f.ranks.get(str(graph.rank), 0) + 1
+                f.ranks[graph.rank] = f.ranks.get(graph.rank, 0) + 1
             continue
         headline = next((ln.strip() for ln in reason.splitlines() if ln.strip() and not ln.strip().endswith("raised:")),
                         "no reason given")

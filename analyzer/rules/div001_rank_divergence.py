@@ -119,7 +119,7 @@ def _finding(message, fix, path, line, function, counts, odd, cids, incomplete, 
             compile_ids_by_rank={str(r): cids.get(r, []) for r in sorted(counts)},
             incomplete_ranks=sorted(incomplete),
         ),
-        ranks={str(r): n for r, n in sorted(counts.items())},
+        ranks=dict(sorted(counts.items())),
         graph_keys=sorted({GraphKey(r, c) for r in odd for c in cids.get(r, [])}),
     )
 

@@ -79,7 +79,7 @@ def check(ctx):
     ranks = defaultdict(int)
     for g in a.graphs:
         if g.rank is not None:
-            ranks[str(g.rank)] += 1
+            ranks[g.rank] += 1
     return [
         RULE.finding(
             message=f"torch.compile compiled nothing: {started} frame(s) started{per_rank}, 0 graphs - the model ran "

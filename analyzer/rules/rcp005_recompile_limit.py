@@ -61,5 +61,5 @@ def check(ctx):
         finding.compile_ids += [g.compile_id for g in limit_graphs] or list(frame.variants)
         finding.graph_keys += [g.key for g in limit_graphs] or [GraphKey(frame.rank, c) for c in frame.variants]
         if frame.rank is not None:
-            finding.ranks[str(frame.rank)] = finding.ranks.get(str(frame.rank), 0) + hits
+            finding.ranks[frame.rank] = finding.ranks.get(frame.rank, 0) + hits
     return list(by_site.values())

@@ -20,6 +20,7 @@ from tdiag.analyzer.model import (
 )
 
 from ..cost_heat import line_heat
+from ..view import FindingView as SharedFindingView
 from ..view import ModuleTimeRow, StackLine, finding_view, module_time_rows
 from .charts import build_charts
 from .escape import json_for_script, safe_url
@@ -35,29 +36,42 @@ FULL_FINDINGS = 100
 
 @dataclass
 class FindingView:
-    """The shared view-model of a finding (``reports.view``) plus what only the page has (anchors, excerpt)."""
+    """The shared view-model of a finding (``reports.view.FindingView``, every renderer's) plus what only the page
+    has: its place, anchor, source excerpt and links. Everything else is read from ``shared``."""
 
-    f: Finding
+    shared: SharedFindingView
     rank: int
     anchor: str
     excerpt: list[SourceLine]
     source_link: str | None  # fragment of the line in the annotated source view
-    reason: str
-    explanation: str
-    hints: list[str]
-    user_stack: list[StackLine]
-    guard: str
-    expected: str
-    actual: str
-    facts: list[tuple[str, str]]
-    library_label: str  # the term for Finding.library_frame: where a break happened, or what a finding stands for
     graph_links: list[tuple[str, str | None]]  # (compile id label, dom id of that graph in the Graphs section)
-    per_rank: list[tuple[str, int]]
-    gb_url: str | None
-    ranks: str  # "0 1 3": ranks where it occurred, for the rank selector
     same_as: tuple[str, int] | None = None  # (anchor, rank) of an earlier finding with the same explanation and hints
-    cost: str = ""  # measured cost label (shared view-model), "" without one
-    cost_basis: str = ""  # measured, compile, ""
+
+    def __getattr__(self, name: str) -> Any:  # reason, explanation, hints, guard, facts, library_label, cost...
+        if name == "shared":
+            raise AttributeError(name)
+        return getattr(self.shared, name)
+
+    @property
+    def f(self) -> Finding:
+        return self.shared.finding
+
+    @property
+    def user_stack(self) -> list[StackLine]:
+        return self.shared.stack
+
+    @property
+    def per_rank(self) -> list[tuple[str, int]]:
+        return self.shared.ranks
+
+    @property
+    def gb_url(self) -> str | None:
+        return safe_url(self.f.gb_url)
+
+    @property
+    def ranks(self) -> str:
+        """"0 1 3": the ranks where it occurred, for the rank selector."""
+        return " ".join(str(r) for r, n in self.f.ranks.items() if n)
 
 
 @dataclass
@@ -217,26 +231,12 @@ def _findings(analysis: Analysis, slugs: dict[str, str], lines: dict[str, list[s
         src = lines.get(f.path)
         views.append(
             FindingView(
-                f=f,
+                shared=shared,
                 rank=rank,
                 anchor=anchor,
                 excerpt=excerpt(src, f.line, f.column, f.end_column) if src else [],
                 source_link=f"{slugs[f.path]}-L{f.line}" if f.path in slugs else None,
-                reason=shared.reason,
-                explanation=shared.explanation,
-                hints=shared.hints,
-                user_stack=shared.stack,
-                guard=shared.guard,
-                expected=shared.expected,
-                actual=shared.actual,
-                facts=shared.facts,
-                library_label=shared.library_label,
                 graph_links=[(label, graph_dom.get(key)) for label, key in zip(shared.graphs, shared.graph_keys)],
-                per_rank=shared.ranks,
-                gb_url=safe_url(f.gb_url),
-                ranks=" ".join(r for r, n in f.ranks.items() if n),
-                cost=shared.cost,
-                cost_basis=shared.cost_basis,
             )
         )
         view = views[-1]

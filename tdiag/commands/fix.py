@@ -48,8 +48,9 @@ class FixCommand:
 
         codes = selected_codes(args.select, args.ignore)  # lint's selector: ALL, families, prefixes; a typo is exit 2
         options = FixOptions(
-            select=codes or ["<no rule>"], ignore=[], apply=args.apply,  # everything ignored selects nothing
-            verify=args.verify, each=args.each, force=args.force, env=_env(args.env, parser), timeout=args.timeout,
+            # every rule ignored selects nothing (an empty select would mean every rule)
+            select=codes or ["<no rule>"], ignore=[], apply=args.apply, verify=args.verify,
+            each=args.each, force=args.force, env=_env(args.env, parser), timeout=args.timeout,
             keep_scratch=args.keep_scratch,
         )
         report = fix(args.record, load_analysis(args.record), options)

@@ -12,6 +12,7 @@ from corpus_scoring import PROGRAMS, env, run, score
 from expected import EXPECTED, LIBRARY_CAUSES
 
 pytest.importorskip("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
+pytestmark = pytest.mark.slow  # two runs of real third-party models per program: scripts/test's bounded second step
 
 
 @pytest.fixture(scope="module")

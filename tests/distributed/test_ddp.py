@@ -46,7 +46,7 @@ def test_compiled_ddp_container_runs_eagerly_and_the_fix_compiles(tmp_path, sess
     headline = a.findings[0]
     assert (headline.code, headline.severity) == ("DST002", "error")
     assert (headline.path, headline.line) == ("ddp_container.py", 14)  # the user's call of the compiled model
-    assert set(headline.ranks) == {"0", "1"}
+    assert set(headline.ranks) == {0, 1}
     assert headline.evidence.wrapper == "DistributedDataParallel"
     assert headline.evidence.compile_line == "ddp_container.py:10"
     assert "DST002" in done.stderr.split("what torch.compile did", 1)[1]
@@ -68,7 +68,7 @@ def test_bucket_splits_are_expected_and_the_real_break_is_a_finding(tmp_path, se
     a = build(tmp_path / "run")
     splits = [f for f in a.findings if f.code == "DST001"]
     # one expected-split finding per compiled piece of Net.forward, on both ranks
-    assert splits and all(f.severity == "info" and set(f.ranks) == {"0", "1"} for f in splits)
+    assert splits and all(f.severity == "info" and set(f.ranks) == {0, 1} for f in splits)
     # each subgraph torch emitted is one bucket; each 512x512 Linear (1.0 MiB with its bias) fills a 1 MiB bucket
     children = torch_events(tmp_path / "run", "optimize_ddp_split_child")
     graphs = [g for g in a.graphs if g.ddp_buckets]
@@ -83,7 +83,7 @@ def test_bucket_splits_are_expected_and_the_real_break_is_a_finding(tmp_path, se
     # the splits are not graph breaks: the breaks are exactly torch's break artifacts
     assert len(a.breaks) == sum(torch_events(tmp_path / "run", "artifact:dynamo_graph_break_reason").values())
     real = [f for f in a.findings if f.code == "BRK001"]
-    assert [(f.path, f.line) for f in real] == [("ddp_buckets.py", 18)] and set(real[0].ranks) == {"0", "1"}
+    assert [(f.path, f.line) for f in real] == [("ddp_buckets.py", 18)] and set(real[0].ranks) == {0, 1}
     assert not [f for f in a.findings if f.code == "DST002"]
     # every graph view (HTML graph section, TUI graph screen) lists the buckets of a split graph
     (label, text), = graph_facts(graphs[0])

@@ -147,7 +147,7 @@ def test_filters_hide_and_show_findings(context, report_file) -> None:
     page.fill("#search", "")
 
     page.select_option("#rank", "0")
-    assert visible_ids(page) == [f.anchor for f in analysis.findings if not f.ranks or f.ranks.get("0")]
+    assert visible_ids(page) == [f.anchor for f in analysis.findings if not f.ranks or f.ranks.get(0)]
     page.select_option("#rank", "")
     assert visible_ids(page) == everything
 

@@ -259,7 +259,7 @@ def test_rank_view_only_for_multi_rank_runs(dom: Node) -> None:
     assert rows[0].find("code").text().startswith("DIV")  # divergence first
     for row in rows:
         f = next(f for f in with_ranks if row.find("a").attrs["href"] == f"#{f.anchor}")
-        assert [c.text() for c in row.find_all("td", cls="num")] == [str(f.ranks.get(str(r), 0)) for r in multi.run.ranks]
+        assert [c.text() for c in row.find_all("td", cls="num")] == [str(f.ranks.get(r, 0)) for r in multi.run.ranks]
     options = [o.attrs["value"] for o in page.by_id("rank").find_all("option")]
     assert options == [""] + [str(r) for r in multi.run.ranks]
 

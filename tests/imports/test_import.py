@@ -99,7 +99,7 @@ def test_ranks_merge_with_per_rank_counts(real_trace_log, tmp_path):
     assert a.run.ranks == [0, 1] and a.run.incomplete_ranks == [] and a.run.complete
     assert sorted(p.name for p in (tmp_path / "rec").iterdir()) == ["events.rank0.jsonl", "events.rank1.jsonl"]
     brk001 = next(f for f in a.findings if f.code == "BRK001")
-    assert brk001.ranks == {"0": 2, "1": 2} and brk001.occurrences == 4
+    assert brk001.ranks == {0: 2, 1: 2} and brk001.occurrences == 4
     # compile ids repeat on every rank: each rank's graphs keep their own guards and recompile counts
     assert len(a.graphs) == 12 and all(g.guards for g in a.graphs if g.status == "ok")
     assert sorted(f.recompiles for f in a.frames) == [1, 1, 1, 1, 1, 1]

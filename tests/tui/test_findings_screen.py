@@ -126,7 +126,7 @@ async def test_rank_selector_and_divergence_view(multi_rank):
     app = make_app(multi_rank)
     async with app.run_test() as pilot:
         await pilot.press("2", "R")
-        first_rank = str(multi_rank.run.ranks[0])
+        first_rank = multi_rank.run.ranks[0]
         assert app.screen.query_state.rank == first_rank
         assert shown(app) == [f for f in multi_rank.findings if f.ranks.get(first_rank)]
         await pilot.press("x", "d")

@@ -263,7 +263,7 @@ class FindingsScreen(TdiagScreen):
             return
         keys = finding.graph_keys
         if self.query_state.rank is not None:
-            keys = [k for k in keys if str(k.rank) == self.query_state.rank] or keys
+            keys = [k for k in keys if k.rank == self.query_state.rank] or keys
         key = next((k for k in keys if self.analysis.graph(k) is not None), None)
         if key is None:
             self.notify("No compiled graph is recorded for this finding.", severity="information")
