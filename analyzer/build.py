@@ -196,7 +196,7 @@ class Builder:
                 compile_time_s=_float(m.get("entire_frame_compile_time_s")),
                 fail_type=_str(m.get("fail_type")),
                 fail_reason=_str(m.get("fail_reason")),
-                restart_reasons=[str(r) for r in m.get("restart_reasons") or [] if r],
+                restart_reasons=[str(r) for r in _list(m.get("restart_reasons")) if r],
                 start_time=m.get("start_time") if isinstance(m.get("start_time"), (int, float)) else None,
                 cache=dict(cache.get(key, {})),
                 rank=ev.rank,
@@ -507,6 +507,11 @@ def _float(v: Any) -> float:
 
 def _str(v: Any) -> str | None:
     return None if v is None else str(v)
+
+
+def _list(v: Any) -> list:
+    """A list from torch's metrics; anything else (a damaged record) is empty."""
+    return v if isinstance(v, list) else []
 
 
 # Frames Dynamo compiles on the user's behalf: torch's wrapper around a module call (`inner` in external_utils.py

@@ -67,7 +67,7 @@ def check(ctx):
                                             frame=f"{graph.path}:{graph.line}",
                                             restart_reasons=list(graph.restart_reasons)),
             graph_keys=[graph.key],
-            ranks={str(graph.rank): 1} if graph.rank is not None else {},
+            ranks={graph.rank: 1} if graph.rank is not None else {},
         )
     return list(findings.values())
 

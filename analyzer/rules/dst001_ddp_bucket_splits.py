@@ -56,7 +56,7 @@ def check(ctx):
                 impact=0.0,
                 evidence=DistributedEvidence(wrapper="DistributedDataParallel", buckets=buckets,
                                              reason="DDPOptimizer (torch._dynamo.config.optimize_ddp)"),
-                ranks={str(g.rank): 1 for g in graphs if g.rank is not None},
+                ranks={g.rank: 1 for g in graphs if g.rank is not None},
                 graph_keys=sorted(g.key for g in graphs),
             )
         )

@@ -23,7 +23,9 @@ def test_each_rank_has_its_own_measured_window(tmp_path, session_env):
     assert runtime.per_rank["1"]["attributed_s"] > 3 * runtime.per_rank["0"]["attributed_s"] > 0
     brk = next(f for f in a.findings if f.family == "BRK" and f.function == "hot")
     assert brk.cost.basis == "measured"
-    assert brk.cost.total_s == pytest.approx(runtime.per_rank["1"]["attributed_s"], rel=1e-3)
+    # the costlier rank's eager part, plus the call overhead of the resume graph the break creates (analyzer/cost.py)
+    assert runtime.per_rank["1"]["attributed_s"] <= brk.cost.total_s + 1e-6
+    assert brk.cost.total_s < runtime.per_rank["1"]["window_s"]
     # every output shows one window per rank: the TUI bars and the HTML chart read rank_runtimes
     assert [label for label, _ in rank_runtimes(runtime)] == ["rank 0", "rank 1"]
     from tdiag.reports.html.charts import runtime_chart
