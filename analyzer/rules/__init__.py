@@ -33,6 +33,10 @@ A rule module defines ``RULE = Rule(...)`` and one of:
       def matches(b) -> bool:
           return b.gb_id == "GB0123"
 
+- a claim on the exception that stopped the program (``claims="crashes"``, family CRS): the module defines
+  ``matches(crash)``, ``message(crash, ctx)``, ``fix(crash, ctx)`` and, to place the finding elsewhere than the line
+  torch names, ``site(crash, ctx)``; severity, ranking first and evidence are shared (``_crashes``).
+
 ``RULE.suggester`` names the module of ``tdiag.analyzer.suggestions`` that words its fix as code (None: the
 generic one). Rules never import suggestions: ``suggestions.attach_suggestions`` runs after them.
 ``RULE.mark`` is how the TUI's gutter shows the line (``break``, ``recompile``, ``finding``; default by family).
@@ -67,7 +71,7 @@ FAMILIES = {
 # How a family's line is marked in the TUI's gutter (default: "finding").
 FAMILY_MARKS = {"BRK": "break", "RCP": "recompile", "DYN": "recompile", "DIV": "recompile"}
 SEVERITIES = ("error", "warning", "info")
-CLAIMS = ("breaks", "recompiles")
+CLAIMS = ("breaks", "recompiles", "crashes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +82,7 @@ class Rule:
     summary: str
     doc: str = ""
     suggester: str | None = None  # module name in tdiag.analyzer.suggestions, imported on first use
-    claims: str | None = None  # "breaks" / "recompiles": competes for those events (module's matches/message/fix)
+    claims: str | None = None  # "breaks" / "recompiles" / "crashes": competes for those events (matches/message/fix)
     priority: int = 50  # among rules claiming the same events, the lowest number that matches owns the event
     message: str = ""  # claiming rules: the finding's message, a template over the event's words (see below)
     fix: str = ""  # claiming rules: the one-line fix, a template likewise
@@ -167,6 +171,10 @@ def _load(module: ModuleType) -> Registered | None:
         from tdiag.analyzer.rules._recompiles import recompile_check
 
         check = recompile_check(rule, module)
+    elif check is None and rule.claims == "crashes":
+        from tdiag.analyzer.rules._crashes import crash_check
+
+        check = crash_check(rule, module)
     if check is None:
         raise TypeError(f"{module.__name__}: a rule module needs check(ctx), or claims= with matches/message/fix")
     return Registered(rule, check, module)

@@ -10,26 +10,38 @@ from tdiag.analyzer.model import Crash, Finding, GraphKey, Site  # Finding: the 
 IMPACT = 10_000.0  # the program did not run to its end: nothing else matters until this is fixed
 
 
-def crash_findings(ctx, rule, kind: str, message: Callable[[Crash], str], fix: Callable[[Crash], str],
-                   site: Callable[[Crash], Site | None] | None = None) -> list[Finding]:
-    findings = []
-    for crash in ctx.analysis.crashes:
-        if crash.kind != kind or not crash.caused_by_torch:
-            continue
-        where = (site(crash) if site is not None else None) or crash.site or crash.call_site or Site("<unknown>", 0)
-        call = crash.call_site
-        findings.append(rule.finding(
-            message=f"{stopped(crash)}: {message(crash)}", fix=fix(crash),
-            path=where.path, line=where.line, column=where.column, end_column=where.end_column,
-            function=where.function, gb_id=crash.gb_id, gb_url=gb_url(crash.gb_id),
-            compile_ids=[crash.compile_id] if crash.compile_id else [], impact=IMPACT,
-            evidence=CrashEvidence(exception=crash.exception, thread=crash.thread, ended_program=crash.ended_program,
-                                   call=f"{call.path}:{call.line}" if call is not None else None,
-                                   policy=crash.policy, detail=crash.detail, torch_message=crash.message),
-            ranks={str(crash.rank): 1} if crash.rank is not None else {},
-            graph_keys=[GraphKey(crash.rank, crash.compile_id)] if crash.compile_id else [],
-        ))
-    return findings
+def crash_check(rule, module) -> Callable:
+    """``check(ctx)`` of a rule claiming crashes (``claims="crashes"``): the crashes torch caused that the module's
+    ``matches(crash)`` accepts, worded by its ``message(crash, ctx)`` and ``fix(crash, ctx)``, on ``site(crash, ctx)``
+    when the module defines one (else the line torch names, else the compiled call)."""
+    site = getattr(module, "site", None)
+
+    def check(ctx) -> list[Finding]:
+        findings = []
+        for crash in ctx.analysis.crashes:
+            if not crash.caused_by_torch or not module.matches(crash):
+                continue
+            where = (site(crash, ctx) if site is not None else None) or crash.site or crash.call_site
+            findings.append(_finding(rule, crash, where or Site("<unknown>", 0), module.message(crash, ctx),
+                                     module.fix(crash, ctx)))
+        return findings
+
+    return check
+
+
+def _finding(rule, crash: Crash, where: Site, message: str, fix: str) -> Finding:
+    call = crash.call_site
+    return rule.finding(
+        message=f"{stopped(crash)}: {message}", fix=fix,
+        path=where.path, line=where.line, column=where.column, end_column=where.end_column,
+        function=where.function, gb_id=crash.gb_id, gb_url=gb_url(crash.gb_id),
+        compile_ids=[crash.compile_id] if crash.compile_id else [], impact=IMPACT,
+        evidence=CrashEvidence(exception=crash.exception, thread=crash.thread, ended_program=crash.ended_program,
+                               call=f"{call.path}:{call.line}" if call is not None else None,
+                               policy=crash.policy, detail=crash.detail, torch_message=crash.message),
+        ranks={crash.rank: 1} if crash.rank is not None else {},
+        graph_keys=[GraphKey(crash.rank, crash.compile_id)] if crash.compile_id else [],
+    )
 
 
 def stopped(crash: Crash) -> str:

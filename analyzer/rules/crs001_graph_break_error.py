@@ -26,18 +26,18 @@ or `torch.cond` for branches with side effects, or drop `fullgraph=True` to let 
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._crashes import crash_findings, quoted, raised_at
+from tdiag.analyzer.rules._crashes import quoted, raised_at
 
 RULE = Rule("CRS001", "graph-break-error", "error", "A graph break under fullgraph=True stopped the program",
-            suggester="crash")
+            suggester="crash", claims="crashes")
 BRANCH_IDS = {"GB0170"}  # data-dependent branching
 
 
-def check(ctx):
-    return crash_findings(ctx, RULE, "graph_break", lambda c: _message(ctx, c), _fix)
+def matches(crash) -> bool:
+    return crash.kind == "graph_break"
 
 
-def _message(ctx, crash) -> str:
+def message(crash, ctx) -> str:
     cause = quoted(crash.gb_type or crash.headline)
     gb = f" {crash.gb_id}" if crash.gb_id else ""
     return f"graph break{gb} ({cause}) here is an error under {policy(ctx.analysis, crash)}{raised_at(crash)}"
@@ -53,7 +53,7 @@ def policy(analysis, crash) -> str:
     return "fullgraph=True or torch._dynamo.error_on_graph_break"
 
 
-def _fix(crash) -> str:
+def fix(crash, ctx) -> str:
     if crash.gb_id in BRANCH_IDS:
         return "compute both branches with torch.where, or express the branch with torch.cond"
     return ("remove the construct from the compiled function (torch's hints in the evidence say how), or let torch "

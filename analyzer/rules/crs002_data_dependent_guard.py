@@ -22,16 +22,20 @@ torch._check(n > 0)                        # or tell the compiler a fact about t
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._crashes import crash_findings, raised_at
+from tdiag.analyzer.rules._crashes import raised_at
 
 RULE = Rule("CRS002", "data-dependent-guard", "error", "A guard on a data-dependent value stopped the program",
-            suggester="crash")
+            suggester="crash", claims="crashes")
 
 
-def check(ctx):
-    return crash_findings(
-        ctx, RULE, "data_dependent_guard",
-        lambda c: (f"Dynamo cannot decide `{c.detail or 'a data-dependent condition'}` at compile time: it depends on "
-                   f"a tensor's value (a guard on a data-dependent value){raised_at(c)}"),
-        lambda c: "branch on the device with torch.where / torch.cond, or bound the value with torch._check(...)",
-    )
+def matches(crash) -> bool:
+    return crash.kind == "data_dependent_guard"
+
+
+def message(crash, ctx) -> str:
+    return (f"Dynamo cannot decide `{crash.detail or 'a data-dependent condition'}` at compile time: it depends on a "
+            f"tensor's value (a guard on a data-dependent value){raised_at(crash)}")
+
+
+def fix(crash, ctx) -> str:
+    return "branch on the device with torch.where / torch.cond, or bound the value with torch._check(...)"

@@ -21,26 +21,26 @@ variant before setting the stance, or pass changing numbers as tensors.
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._crashes import crash_findings, quoted
+from tdiag.analyzer.rules._crashes import quoted
 
 RULE = Rule("CRS003", "recompile-forbidden", "error", "A recompile under fail_on_recompile stopped the program",
-            suggester="crash")
+            suggester="crash", claims="crashes")
 
 
-def check(ctx):
-    return crash_findings(ctx, RULE, "recompile_policy", lambda c: _message(ctx.analysis, c), _fix)
+def matches(crash) -> bool:
+    return crash.kind == "recompile_policy"
 
 
-def _message(analysis, crash) -> str:
+def message(crash, ctx) -> str:
     guard = f" (guard failed: {quoted(crash.detail)})" if crash.detail else ""
-    limit = next((f for f in analysis.frames if f.hit_recompile_limit and f.rank == crash.rank), None)
+    limit = next((f for f in ctx.analysis.frames if f.hit_recompile_limit and f.rank == crash.rank), None)
     if limit is not None:
         return (f"{limit.code_name} ({limit.path}:{limit.line}) reached the recompile limit after {limit.recompiles} "
                 f"recompilations{guard}, and {crash.policy} makes that an error instead of running it eagerly")
     return f"this call had to recompile{guard} and {crash.policy} makes a recompile an error"
 
 
-def _fix(crash) -> str:
+def fix(crash, ctx) -> str:
     detail = crash.detail or ""
     if "size mismatch" in detail or "stride mismatch" in detail:
         return ("mark the changing dimension dynamic before the first call (torch._dynamo.mark_dynamic), or warm up "

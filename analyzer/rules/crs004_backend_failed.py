@@ -21,16 +21,20 @@ Fix the error the backend reports, compile the function with another backend mea
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._crashes import crash_findings, quoted, raised_at
+from tdiag.analyzer.rules._crashes import quoted, raised_at
 
 RULE = Rule("CRS004", "backend-failed", "error", "The compiler backend raised and stopped the program",
-            suggester="crash")
+            suggester="crash", claims="crashes")
 
 
-def check(ctx):
-    return crash_findings(
-        ctx, RULE, "backend_failed",
-        lambda c: f"compiling failed in the backend: {quoted(c.detail or c.headline, 240)}{raised_at(c)}",
-        lambda c: ("fix the backend's error, or compile with another backend meanwhile (backend=\"aot_eager\"); "
-                   "torch.compiler.disable the part that fails"),
-    )
+def matches(crash) -> bool:
+    return crash.kind == "backend_failed"
+
+
+def message(crash, ctx) -> str:
+    return f"compiling failed in the backend: {quoted(crash.detail or crash.headline, 240)}{raised_at(crash)}"
+
+
+def fix(crash, ctx) -> str:
+    return ("fix the backend's error, or compile with another backend meanwhile (backend=\"aot_eager\"); "
+            "torch.compiler.disable the part that fails")

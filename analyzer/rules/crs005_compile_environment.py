@@ -18,14 +18,19 @@ until it is there.
 
 from tdiag.analyzer.crash import environment_fix
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._crashes import crash_findings, quoted
+from tdiag.analyzer.rules._crashes import quoted
 
-RULE = Rule("CRS005", "compile-environment", "error", "The compiler's toolchain is missing: the program stopped")
+RULE = Rule("CRS005", "compile-environment", "error", "The compiler's toolchain is missing: the program stopped",
+            claims="crashes")
 
 
-def check(ctx):
-    return crash_findings(
-        ctx, RULE, "environment",
-        lambda c: f"{c.detail} - torch.compile could not build its kernels ({quoted(c.headline, 200)})",
-        lambda c: environment_fix(c.detail),
-    )
+def matches(crash) -> bool:
+    return crash.kind == "environment"
+
+
+def message(crash, ctx) -> str:
+    return f"{crash.detail} - torch.compile could not build its kernels ({quoted(crash.headline, 200)})"
+
+
+def fix(crash, ctx) -> str:
+    return environment_fix(crash.detail)

@@ -19,17 +19,20 @@ the code that depends on the exact size.
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._crashes import crash_findings, raised_at
+from tdiag.analyzer.rules._crashes import raised_at
 
 RULE = Rule("CRS006", "dynamic-constraint-violated", "error", "A mark_dynamic dimension was specialised: the program stopped",
-            suggester="crash")
+            suggester="crash", claims="crashes")
 
 
-def check(ctx):
-    return crash_findings(
-        ctx, RULE, "constraint_violation",
-        lambda c: (f"{c.detail or 'a dimension marked dynamic was specialised'}; this line's guard specialised it"
-                   f"{raised_at(c)}"),
-        lambda c: ("use torch._dynamo.maybe_mark_dynamic instead of mark_dynamic (torch may then specialise), or "
-                   "remove the code that depends on the exact size"),
-    )
+def matches(crash) -> bool:
+    return crash.kind == "constraint_violation"
+
+
+def message(crash, ctx) -> str:
+    return f"{crash.detail or 'a dimension marked dynamic was specialised'}; this line's guard specialised it{raised_at(crash)}"
+
+
+def fix(crash, ctx) -> str:
+    return ("use torch._dynamo.maybe_mark_dynamic instead of mark_dynamic (torch may then specialise), or remove the "
+            "code that depends on the exact size")

@@ -28,41 +28,33 @@ or clone the output you keep (`h1 = model(x).clone()`).
 
 from tdiag.analyzer.model import Site
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._crashes import crash_findings
 
 RULE = Rule("CRS007", "cudagraph-output-overwritten", "error", "A CUDA-graph output was read after a replay overwrote it",
-            suggester="crash")
+            suggester="crash", claims="crashes")
 
 
-def check(ctx):
-    calls = {id(c): _call_line(ctx.analysis, c) for c in ctx.analysis.crashes}
-    return crash_findings(
-        ctx, RULE, "cudagraph_overwritten",
-        lambda c: _message(c, calls.get(id(c))),
-        lambda c: ("call torch.compiler.cudagraph_mark_step_begin() at the start of each iteration, before the "
-                   "compiled calls, or clone the output you keep (out = model(x).clone())"),
-        site=lambda c: calls.get(id(c)),
-    )
+def matches(crash) -> bool:
+    return crash.kind == "cudagraph_overwritten"
 
 
-def _message(crash, call: Site | None) -> str:
-    read = crash.site
+def message(crash, ctx) -> str:
+    read, call = crash.site, site(crash, ctx)
     where = f" at {read.path}:{read.line}" if read is not None and read != call else ""
     return (f"an output of this compiled call (CUDA graphs, {crash.policy}) was read{where} after a later call "
             "replayed the graph and overwrote it")
 
 
-def call_line(analysis, crash) -> Site | None:
-    return _call_line(analysis, crash)
+def fix(crash, ctx) -> str:
+    return ("call torch.compiler.cudagraph_mark_step_begin() at the start of each iteration, before the compiled "
+            "calls, or clone the output you keep (out = model(x).clone())")
 
 
-def _call_line(analysis, crash) -> Site | None:
+def site(crash, ctx) -> Site | None:
     """The compiled call in the function that read the output: the user line that entered torch.compile there."""
     read = crash.site
     if read is None:
         return None
-    calls = [f.call_site for f in analysis.frames if f.call_site is not None and f.call_site.path == read.path
+    calls = [f.call_site for f in ctx.analysis.frames if f.call_site is not None and f.call_site.path == read.path
              and f.call_site.function == read.function and f.rank == crash.rank]
     before = [c for c in calls if c.line <= read.line]
-    chosen = min(before or calls, key=lambda s: s.line, default=None)
-    return chosen
+    return min(before or calls, key=lambda s: s.line, default=None)

@@ -20,20 +20,24 @@ Read torch's message at the user line it names; where the program is right and t
 import re
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._crashes import crash_findings, quoted, raised_at
+from tdiag.analyzer.rules._crashes import quoted, raised_at
 
 WRAPPED = re.compile(r"got ((?:RuntimeError|TypeError|ValueError|IndexError|AssertionError)\(.*\))\s*$", re.M)
-RULE = Rule("CRS099", "compile-stack-error", "error", "An error from inside torch.compile stopped the program")
+RULE = Rule("CRS099", "compile-stack-error", "error", "An error from inside torch.compile stopped the program",
+            claims="crashes")
 
 
-def check(ctx):
-    return crash_findings(
-        ctx, RULE, "compile_stack",
-        lambda c: (f"torch.compile raised {c.exception.rsplit('.', 1)[-1]}: {quoted(_reason(c), 240)}"
-                   f"{raised_at(c)}"),
-        lambda c: ("fix what torch's message names at this line; if the program is right, torch.compiler.disable the "
-                   "function and report it to PyTorch"),
-    )
+def matches(crash) -> bool:
+    return crash.kind == "compile_stack"
+
+
+def message(crash, ctx) -> str:
+    return f"torch.compile raised {crash.exception.rsplit('.', 1)[-1]}: {quoted(_reason(crash), 240)}{raised_at(crash)}"
+
+
+def fix(crash, ctx) -> str:
+    return ("fix what torch's message names at this line; if the program is right, torch.compiler.disable the "
+            "function and report it to PyTorch")
 
 
 def _reason(crash) -> str:
