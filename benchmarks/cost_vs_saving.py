@@ -2,6 +2,7 @@
 
     python benchmarks/cost_vs_saving.py                  # the CPU programs below, aot_eager (several minutes)
     python benchmarks/cost_vs_saving.py --only item_loop # one of them
+    python benchmarks/cost_vs_saving.py --gpu            # the CUDA programs (Inductor), on a GPU machine
 
 For each program: copy it into a temporary project, `tdiag run` it (the record holds each finding's measured cost),
 then `tdiag fix RECORD --verify --each --format json` (tdiag re-runs the unpatched copy and each patch alone under
@@ -28,6 +29,10 @@ PROGRAMS = {
     "item_loop": (REPO / "benchmarks" / "cost_programs" / "item_loop.py", []),
     "scalar_loop": (REPO / "benchmarks" / "cost_programs" / "scalar_loop.py", []),
     "batch_loop": (REPO / "benchmarks" / "cost_programs" / "batch_loop.py", []),
+}
+# on CUDA with Inductor: a break's lost fusion and the launch overhead of the extra graphs are part of the saving there
+GPU_PROGRAMS = {
+    "mlp_train_cuda": (REPO / "benchmarks" / "fix_programs" / "mlp_train.py", ["--device", "cuda", "--backend", "inductor", "--steps", "60"]),
 }
 
 
@@ -101,9 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", help="program name(s) of PROGRAMS")
     parser.add_argument("--json", help="write the rows here")
+    parser.add_argument("--gpu", action="store_true", help="the CUDA programs instead of the CPU ones")
     args = parser.parse_args(argv)
     rows: list[dict] = []
-    for name, (program, program_args) in PROGRAMS.items():
+    for name, (program, program_args) in (GPU_PROGRAMS if args.gpu else PROGRAMS).items():
         if args.only and name not in args.only:
             continue
         print(f"measuring {name} ...", file=sys.stderr, flush=True)
