@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
 
 import pytest
 from tdiag_testing import RecordedRuns, once_per_session, shared_dir
@@ -63,3 +65,32 @@ def pytest_collection_modifyitems(config, items):
             continue
         if any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Screenshots kept for a human (and CI upload); the folder is gitignored."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless chromium driven by playwright (the HTML report, the notebook export, the kernel tables).
+    Module scope, not session: playwright's sync API keeps an asyncio loop marked as running on this thread while it
+    lives, which would break every later test in the same worker that starts its own loop (the TUI's)."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        pytest.skip("chromium is not installed at /usr/bin/chromium")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

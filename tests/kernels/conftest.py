@@ -39,20 +39,6 @@ def mixer(kernels_env, tmp_path_factory):
     return analysis_of(MIXER, tmp_path_factory, kernels_env)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """Real headless chromium, as tests/html drives it (module scope: see tests/html/conftest.py)."""
-    import shutil
-    from pathlib import Path
-
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    chromium = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
-    if not chromium:
-        pytest.skip("chromium is not installed")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=["--headless", "--no-sandbox", "--disable-gpu"])
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="session")
