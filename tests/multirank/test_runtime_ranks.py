@@ -19,8 +19,10 @@ def test_each_rank_has_its_own_measured_window(tmp_path, session_env):
         assert window["status"] == "measured" and window["steps"] == WindowSpec().steps, rank
         parts = window["compiled_s"] + window["attributed_s"] + window["unattributed_s"] + window["guard_s"] + window["compile_s"]
         assert parts == pytest.approx(window["window_s"], rel=0.10), rank
-    # ten times the calls a step: rank 1's break time dwarfs rank 0's, whatever the machine's noise
-    assert runtime.per_rank["1"]["attributed_s"] > 3 * runtime.per_rank["0"]["attributed_s"] > 0
+    # ten times the calls a step: rank 1's break time is the larger. Not by a fixed factor: with both ranks and the
+    # suite's two workers on two cores, preemption inside rank 0's few, microsecond-long gaps has measured it at half
+    # of rank 1's (a clean-clone CI run: 4.4 ms against 2.2 ms for 800 and 80 breaks)
+    assert runtime.per_rank["1"]["attributed_s"] > runtime.per_rank["0"]["attributed_s"] > 0
     brk = next(f for f in a.findings if f.family == "BRK" and f.function == "hot")
     assert brk.cost.basis == "measured"
     # the costlier rank's eager part, plus the call overhead of the resume graph the break creates (analyzer/cost.py)
