@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 TESTS = Path(__file__).parent
@@ -72,3 +73,30 @@ HOT_LINE, ONCE_LINE = 22, 15  # the graph_break() lines of `hot` and `once` in h
 def hot_finding(analysis):
     """The break in `hot` of tests/runtime/programs/hot_loop_break.py (the `hot_loop_record` fixture)."""
     return next(f for f in analysis.findings if f.family == "BRK" and f.function == "hot")
+
+
+@dataclass
+class DeviceEvent:
+    """A stand-in for a Kineto device event on this GPU-less machine, joined the way torch's own join does
+    (torch/autograd/profiler.py: a device event's ``linked_correlation_id()`` is the ``correlation_id()`` of the
+    frontend CPU op that launched it). The CPU side of the tests using it is a real profile."""
+
+    _name: str
+    _duration_ns: int
+    _linked: int
+    _correlation: int = 0  # CUPTI's id: shared with the cudaLaunchKernel runtime event, not with the op
+
+    def name(self) -> str:
+        return self._name
+
+    def duration_ns(self) -> int:
+        return self._duration_ns
+
+    def linked_correlation_id(self) -> int:
+        return self._linked
+
+    def correlation_id(self) -> int:
+        return self._correlation
+
+    def is_user_annotation(self) -> bool:
+        return False

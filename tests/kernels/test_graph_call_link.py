@@ -11,31 +11,12 @@ prove on a GPU is checked by benchmarks/gpu_wave3_kernels.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 from tdiag.tracer.profile_timeline import graph_call_kernels
+from tdiag_testing import DeviceEvent
 
 KEY = "fabc123"
 
-
-@dataclass
-class DeviceKernel:
-    _name: str
-    _duration_ns: int
-    _linked: int
-
-    def name(self) -> str:
-        return self._name
-
-    def duration_ns(self) -> int:
-        return self._duration_ns
-
-    def linked_correlation_id(self) -> int:
-        return self._linked
-
-    def is_user_annotation(self) -> bool:
-        return False
 
 
 def _profile():
@@ -60,10 +41,10 @@ def test_device_time_per_graph_call_by_launcher():
     mm_in_graph, mm_eager = by_name["aten::mm"][0], by_name["aten::mm"][-1]
     inner = next(e for e in by_name.get("aten::addmm", []) if e.start_ns() > triton.start_ns())
     device = [
-        DeviceKernel("triton_poi_fused_add_0", 1_000, triton.correlation_id()),
-        DeviceKernel("sm90_xmma_gemm_f32", 4_000, mm_in_graph.correlation_id()),
-        DeviceKernel("sm90_xmma_gemm_f32", 8_000, inner.correlation_id()),  # launched by the inner addmm of linear
-        DeviceKernel("sm90_xmma_gemm_f32", 16_000, mm_eager.correlation_id()),
+        DeviceEvent("triton_poi_fused_add_0", 1_000, triton.correlation_id()),
+        DeviceEvent("sm90_xmma_gemm_f32", 4_000, mm_in_graph.correlation_id()),
+        DeviceEvent("sm90_xmma_gemm_f32", 8_000, inner.correlation_id()),  # launched by the inner addmm of linear
+        DeviceEvent("sm90_xmma_gemm_f32", 16_000, mm_eager.correlation_id()),
     ]
     out = graph_call_kernels(cpu, device)
     assert out == {KEY: {"triton_poi_fused_add_0": [1, 1], "aten::mm": [1, 4], "aten::linear": [1, 8]}}

@@ -13,29 +13,7 @@ from dataclasses import dataclass
 
 import torch
 from tdiag.tracer.profile_timeline import device_kernels
-
-
-@dataclass
-class DeviceEvent:
-    _name: str
-    _duration_ns: int
-    _linked: int
-    _correlation: int  # CUPTI's id: shared with the cudaLaunchKernel runtime event, not with the op
-
-    def name(self) -> str:
-        return self._name
-
-    def duration_ns(self) -> int:
-        return self._duration_ns
-
-    def linked_correlation_id(self) -> int:
-        return self._linked
-
-    def correlation_id(self) -> int:
-        return self._correlation
-
-    def is_user_annotation(self) -> bool:
-        return False
+from tdiag_testing import DeviceEvent
 
 
 def _cpu_events():
