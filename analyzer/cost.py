@@ -1,12 +1,21 @@
 """What each finding costs, and the ranking that follows from it.
 
+How a finding is costed is its rule's ``cost`` model (analyzer/rules: ``Rule.cost``, by default its family's):
+
 - A graph break's cost is the eager time its frame ran after its graph, up to the resumed graph (``after`` time of
   the compile ids where it broke), plus the call overhead of the resume function's graph the break created
   (``_resume_overhead``), measured in the window: ``basis: measured``. The eager part alone is ``attributed``.
 - Recompile-family and compile findings cost the compile time of their graphs: inside the window when a compile
   happened there (a recompile storm; ``measured``), else their compile seconds over the whole run (``compile``).
 - Kernel findings cost the measured device time of the kernels they name (CUDA; ``measured``).
+- Frames that run eagerly outside any compiled frame (``samples``: a frame Dynamo skipped, one past the recompile
+  limit) cost the share of the window's stack samples in which their function was on the stepping thread's stack,
+  times the window (statistical; see docs/runtime-window.md). It lies inside "eager (other)", not in the partition.
 - Anything else, and every finding of a record without a measured window, has ``basis: none`` (or ``compile``).
+
+``Cost.caveat`` says what a figure does not include of the fix's saving, and ``Cost.lower_bound`` marks a figure the
+saving exceeds (a break's cost leaves out the split backward, the lost fusion...: docs/cost-vs-saving.md); every
+output shows both.
 
 Multi-rank: a finding costs what it costs on its most expensive rank (the slowest rank sets the step time).
 Reconciliation: compiled + guard + compile + attributed + unattributed = window, per rank.
@@ -17,14 +26,19 @@ from __future__ import annotations
 from tdiag.analyzer.model import SEVERITY_RANK, Analysis, Cost, Finding
 from tdiag.analyzer.runtime import RankWindow
 
-COMPILE_FAMILIES = ("RCP", "DYN", "CMP")
-KERNEL_FAMILIES = ("LOW",)
-RUNTIME_FAMILIES = ("RUN",)  # measured by the window itself: their evidence holds the seconds
-# Findings whose eager time happens outside any compiled frame (a frame Dynamo skipped, one past the recompile limit):
-# the profiler cannot name it; the window's stack samples can. Their cost is the share of samples in which the
-# finding's function was on the stepping thread's stack, times the window (basis measured, statistical; see
-# docs/runtime-window.md). It lies inside "eager (other)" and is not part of the window's partition.
-UNATTRIBUTABLE = ("BRK006", "RCP005")
+# What a cost model's figure does not say about the fix's saving (docs/cost-vs-saving.md measured it: a break's
+# saving was 4x-40x its cost on CPU, 4.6x-9x on the H200; a recompile fix's, 0.5x-5.6x its compile cost).
+CAVEATS = {
+    "break": (
+        "a lower bound on what removing the break saves: it leaves out the backward graph the break splits in two, "
+        "the forward piece before the break compiled as a graph of its own, the resumed frame's guards and, under "
+        "Inductor, the fusion lost across the break; `tdiag fix --verify --each` measures the saving"
+    ),
+    "compile": (
+        "the compile time of these graphs; a fix that compiles one dynamic-shape graph instead pays that graph's "
+        "compile time once"
+    ),
+}
 
 
 def attach(analysis: Analysis, windows: list[RankWindow]) -> None:
@@ -45,27 +59,42 @@ def attach(analysis: Analysis, windows: list[RankWindow]) -> None:
     runtime.attributed_s, runtime.unattributed_s = lead.summary.attributed_s, lead.summary.unattributed_s
 
 
+def cost_model(f: Finding) -> str | None:
+    """How the finding is costed: its rule's ``cost`` (analyzer/rules), else its family's (a finding of an older
+    record whose rule is gone)."""
+    from tdiag.analyzer.rules import FAMILY_COSTS, get_rule
+
+    rule = get_rule(f.code)
+    return rule.cost_model if rule is not None else FAMILY_COSTS.get(f.family)
+
+
 def _cost(analysis: Analysis, f: Finding, windows: list[RankWindow], total_compile: float | None) -> Cost | None:
-    family = f.family
-    if f.code in UNATTRIBUTABLE:
+    model = cost_model(f)
+    if model == "samples":
         sampled = [(_sampled_seconds(f, w), w) for w in windows]
         best = max(sampled, key=lambda p: p[0], default=(0.0, None))
         if best[0] > 0:
             return _measured(best)
-        return _compile_cost(analysis, f, total_compile) if family in COMPILE_FAMILIES else Cost(basis="none")
-    if family == "BRK" and windows:
-        return _measured(max(((_break_seconds(f, w) + _resume_overhead(analysis, f, w), w) for w in windows), key=lambda p: p[0]))
-    if family in COMPILE_FAMILIES:
+        from tdiag.analyzer.rules import FAMILY_COSTS
+
+        return _compile_cost(analysis, f, total_compile) if FAMILY_COSTS.get(f.family) == "compile" else Cost(basis="none")
+    if model == "break" and windows:
+        cost = _measured(max(((_break_seconds(f, w) + _resume_overhead(analysis, f, w), w) for w in windows), key=lambda p: p[0]))
+        if cost.total_s > 0:
+            cost.caveat, cost.lower_bound = CAVEATS["break"], True
+        return cost
+    if model == "compile":
         in_window = [(sum(w.compile_s.get(c, 0.0) for c in _cids(f, w)), w) for w in windows]
         best = max(in_window, key=lambda p: p[0], default=(0.0, None))
-        if best[0] > 0:
-            return _measured(best)
-        return _compile_cost(analysis, f, total_compile)
-    if family in RUNTIME_FAMILIES and windows:
+        cost = _measured(best) if best[0] > 0 else _compile_cost(analysis, f, total_compile)
+        if cost is not None and cost.total_s > 0 and f.family == "RCP":
+            cost.caveat = CAVEATS["compile"]
+        return cost
+    if model in ("evidence", "eager_other") and windows:
         seconds = getattr(f.evidence, "seconds", None)
         if isinstance(seconds, (int, float)) and seconds > 0:
             return _measured((float(seconds), windows[0]))
-    if family in KERNEL_FAMILIES and windows:
+    if model == "kernels" and windows:
         seconds = _kernel_seconds(analysis, f)
         if seconds is not None:
             return _measured((seconds, windows[0]))
@@ -73,12 +102,15 @@ def _cost(analysis: Analysis, f: Finding, windows: list[RankWindow], total_compi
 
 
 def _net_of_sampled(analysis: Analysis) -> None:
-    """RUN001's eager time includes what the skipped/fallback frames (BRK006, RCP005) cost: counted once, there."""
-    explained = sum(f.cost.total_s for f in analysis.findings if f.code in UNATTRIBUTABLE and f.cost and f.cost.basis == "measured")
+    """The window's other eager time (``eager_other`` findings) includes what the skipped/fallback frames
+    (``samples`` findings) cost: counted once, there."""
+    sampled = [f for f in analysis.findings if cost_model(f) == "samples"]
+    explained = sum(f.cost.total_s for f in sampled if f.cost and f.cost.basis == "measured")
     if not explained:
         return
+    codes = "/".join(sorted({f.code for f in sampled}))
     for f in analysis.findings:
-        if f.family in RUNTIME_FAMILIES and f.code == "RUN001" and f.cost and f.cost.basis == "measured":
+        if cost_model(f) == "eager_other" and f.cost and f.cost.basis == "measured":
             total, steps = f.cost.total_s, (f.cost.total_s / f.cost.per_call_ms * 1e3 if f.cost.per_call_ms else 0)
             rest = max(total - explained, 0.0)
             scale = rest / total if total else 0.0
@@ -89,10 +121,7 @@ def _net_of_sampled(analysis: Analysis) -> None:
                 basis="measured",
             )
             if steps:
-                f.message += (
-                    f"; {explained / steps * 1e3:.3g} ms of it is the eagerly run functions of the BRK006/RCP005 "
-                    "findings, counted there"
-                )
+                f.message += f"; {explained / steps * 1e3:.3g} ms of it is the eagerly run functions of the {codes} findings, counted there"
 
 
 def _measured(pair: tuple[float, RankWindow]) -> Cost:
@@ -137,7 +166,7 @@ def _resume_overhead(analysis: Analysis, f: Finding, w: RankWindow) -> float:
 
 
 def _break_seconds(f: Finding, w: RankWindow) -> float:
-    if f.family != "BRK" or f.code in UNATTRIBUTABLE:
+    if cost_model(f) != "break":
         return 0.0
     return sum(w.after_s.get(c, 0.0) for c in _cids(f, w))
 

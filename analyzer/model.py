@@ -346,6 +346,9 @@ class Cost:
     per_call_ms: float | None = None  # per measured step
     share: float | None = None  # of the window (measured) or of all compile time (compile)
     basis: str = "none"
+    # what the figure does not say about the fix's saving (shown with the cost); lower_bound: the saving is larger
+    caveat: str | None = None
+    lower_bound: bool = False
 
 
 @dataclass

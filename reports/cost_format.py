@@ -17,7 +17,7 @@ def cost_label(cost: Cost | None) -> str:
     if cost.basis == "compile":
         return f"{cost.total_s:.2f} s compile"
     per_step = f"{cost.per_call_ms:.3g} ms/step" if cost.per_call_ms is not None else f"{cost.total_s * 1e3:.3g} ms"
-    return per_step + (f" ({cost.share:.0%})" if cost.share is not None else "")
+    return bound_mark(cost) + per_step + (f" ({cost.share:.0%})" if cost.share is not None else "")
 
 
 def cost_short(cost: Cost | None) -> str:
@@ -26,7 +26,24 @@ def cost_short(cost: Cost | None) -> str:
         return "-"
     if cost.basis == "compile":
         return f"{cost.total_s:.2g} s comp"
-    return f"{cost.per_call_ms:.3g} ms" if cost.per_call_ms is not None else f"{cost.total_s * 1e3:.3g} ms tot"
+    return bound_mark(cost) + (f"{cost.per_call_ms:.3g} ms" if cost.per_call_ms is not None else f"{cost.total_s * 1e3:.3g} ms tot")
+
+
+LOWER_BOUND = "≥"
+
+
+def bound_mark(cost: Cost) -> str:
+    """``≥`` before a figure the fix's saving exceeds (``Cost.lower_bound``: a graph break's cost), else nothing."""
+    return LOWER_BOUND if cost.lower_bound else ""
+
+
+def cost_caveats(costs: list[Cost | None]) -> list[str]:
+    """One line per distinct caveat of these costs, ``≥``-marked ones first: a table's footnote."""
+    seen: dict[str, bool] = {}
+    for cost in costs:
+        if cost is not None and cost.basis != "none" and cost.caveat:
+            seen[cost.caveat] = seen.get(cost.caveat, False) or cost.lower_bound
+    return [f"{LOWER_BOUND} {text}" if bound else f"cost: {text}" for text, bound in sorted(seen.items(), key=lambda kv: not kv[1])]
 
 
 def runtime_line(runtime: RuntimeSummary | None) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tdiag.analyzer.cost import KERNEL_FAMILIES
+from tdiag.analyzer.cost import cost_model
 from tdiag.analyzer.model import Analysis
 
 HEAT_LEVELS = 4  # 1 (cool) .. 4 (hottest); 0: no measured time
@@ -34,7 +34,7 @@ def line_heat(analysis: Analysis) -> dict[str, dict[int, LineHeat]]:
     for f in analysis.findings:
         cost = f.cost
         # RUN findings are about the whole step (anchored at the step's def for navigation), not time at a line
-        if cost is not None and cost.basis == "measured" and cost.total_s > 0 and f.family not in KERNEL_FAMILIES + ("RUN",) and f.line:
+        if cost is not None and cost.basis == "measured" and cost.total_s > 0 and cost_model(f) not in ("kernels", "evidence", "eager_other") and f.line:
             seconds[(f.path, f.line)] += cost.total_s
     for graph in analysis.graphs:
         for kernel in graph.kernels:

@@ -48,6 +48,7 @@ class FindingView:
     ranks: list[tuple[str, int]] = field(default_factory=list)  # per-rank occurrences (multi-rank runs)
     cost: str = ""  # measured cost (reports/cost_format.cost_label), "" when the finding has none
     cost_basis: str = ""  # measured, compile, or "" (no cost)
+    cost_caveat: str = ""  # what the cost does not say about the fix's saving (analyzer/cost.py CAVEATS), or ""
 
 
 def family_label(family: str) -> str:
@@ -86,6 +87,7 @@ def finding_view(finding: Finding, sources: dict[str, str]) -> FindingView:
         ranks=_ranks(finding),
         cost=_cost(finding),
         cost_basis=finding.cost.basis if finding.cost is not None and finding.cost.basis != "none" else "",
+        cost_caveat=(finding.cost.caveat or "") if finding.cost is not None and finding.cost.basis != "none" else "",
     )
 
 

@@ -40,6 +40,9 @@ A rule module defines ``RULE = Rule(...)`` and one of:
 ``RULE.suggester`` names the module of ``tdiag.analyzer.suggestions`` that words its fix as code (None: the
 generic one). Rules never import suggestions: ``suggestions.attach_suggestions`` runs after them.
 ``RULE.mark`` is how the TUI's gutter shows the line (``break``, ``recompile``, ``finding``; default by family).
+``RULE.cost`` is how ``analyzer/cost.py`` measures a finding (``break``: eager time after its graph; ``compile``;
+``kernels``; ``evidence``: seconds the rule measured; ``eager_other``: those, net of sampled frames; ``samples``: the
+share of stack samples in its function, for eager frames the profiler cannot name); default by family.
 """
 
 from __future__ import annotations
@@ -70,6 +73,9 @@ FAMILIES = {
 }
 # How a family's line is marked in the TUI's gutter (default: "finding").
 FAMILY_MARKS = {"BRK": "break", "RCP": "recompile", "DYN": "recompile", "DIV": "recompile"}
+# How a family's findings are costed (analyzer/cost.py's models; default: no cost). A rule overrides it with cost=.
+FAMILY_COSTS = {"BRK": "break", "RCP": "compile", "DYN": "compile", "CMP": "compile", "LOW": "kernels", "RUN": "evidence"}
+COST_MODELS = ("break", "compile", "kernels", "evidence", "eager_other", "samples")
 SEVERITIES = ("error", "warning", "info")
 CLAIMS = ("breaks", "recompiles", "crashes")
 
@@ -86,12 +92,15 @@ class Rule:
     priority: int = 50  # among rules claiming the same events, the lowest number that matches owns the event
     message: str = ""  # claiming rules: the finding's message, a template over the event's words (see below)
     fix: str = ""  # claiming rules: the one-line fix, a template likewise
+    cost: str | None = None  # how its findings are costed, one of COST_MODELS (None: the family's, FAMILY_COSTS)
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
             raise ValueError(f"{self.code}: severity {self.severity!r} is not one of {SEVERITIES}")
         if self.claims is not None and self.claims not in CLAIMS:
             raise ValueError(f"{self.code}: claims {self.claims!r} is not one of {CLAIMS}")
+        if self.cost is not None and self.cost not in COST_MODELS:
+            raise ValueError(f"{self.code}: cost {self.cost!r} is not one of {COST_MODELS}")
 
     @property
     def family(self) -> str:
@@ -100,6 +109,10 @@ class Rule:
     @property
     def mark(self) -> str:
         return FAMILY_MARKS.get(self.family, "finding")
+
+    @property
+    def cost_model(self) -> str | None:
+        return self.cost or FAMILY_COSTS.get(self.family)
 
     def finding(self, **fields: Any) -> Finding:
         """The one constructor of a rule's Finding: code, name and severity are the rule's."""

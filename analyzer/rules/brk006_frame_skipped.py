@@ -21,7 +21,7 @@ from tdiag.analyzer.rules import Rule
 
 # Claims first: a frame-level give-up is BRK006 whatever its cause.
 RULE = Rule("BRK006", "frame-skipped", "error", "Dynamo skipped the whole function: it runs eagerly",
-            suggester="frame_skipped", claims="breaks", priority=10,
+            suggester="frame_skipped", claims="breaks", priority=10, cost="samples",
             message="{function} runs eagerly: Dynamo could not resume after a graph break ({reason}){where}",
             fix="remove the break, or move the breaking code out of the loop/with-block into its own function")
 

@@ -27,7 +27,8 @@ from tdiag.analyzer.evidence import RuntimeShareEvidence
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._runtime_window import lead_window, ms_per_step, step_site
 
-RULE = Rule("RUN001", "eager-step-share", "warning", "A large share of the measured step runs outside compiled code")
+RULE = Rule("RUN001", "eager-step-share", "warning", "A large share of the measured step runs outside compiled code",
+            cost="eager_other")
 MIN_SHARE = 0.25  # of the window, outside compiled graphs and graph breaks' eager parts
 MIN_MS_PER_STEP = 0.5  # below this the step is a toy loop around tiny compiled calls: nothing to move
 FIXES = {

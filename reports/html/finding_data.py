@@ -70,7 +70,7 @@ def _row(v: Any, s: StringTable) -> list[Any]:
         ]
         if sug
         else None,
-        # [label, basis, seconds] (reports/cost_format.cost_label), null without a cost
-        "cost": [s(v.cost), s(v.cost_basis), v.f.cost.total_s] if v.cost else None,
+        # [label, basis, seconds, caveat] (reports/cost_format.cost_label), null without a cost
+        "cost": [s(v.cost), s(v.cost_basis), v.f.cost.total_s, s(v.cost_caveat)] if v.cost else None,
     }
     return [row[name] for name in FIELDS]

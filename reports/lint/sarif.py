@@ -99,7 +99,8 @@ def _result(analysis: Analysis, finding: Finding, index: int, line_hash: str) ->
         result["properties"]["gbId"] = finding.gb_id
     if finding.cost is not None:
         c = finding.cost
-        result["properties"]["cost"] = {"totalS": c.total_s, "perCallMs": c.per_call_ms, "share": c.share, "basis": c.basis}
+        result["properties"]["cost"] = {"totalS": c.total_s, "perCallMs": c.per_call_ms, "share": c.share, "basis": c.basis,
+                                        "lowerBound": c.lower_bound, **({"caveat": c.caveat} if c.caveat else {})}
     return result
 
 

@@ -34,7 +34,9 @@ def test_structure_cost_chart_and_heat(measured):
     article = dom.find(id=hot.anchor)
     assert article.attrs["data-cost"] == str(hot.cost.total_s)
     badge = article.find(cls="cost")
-    assert badge.text() == cost_label(hot.cost) and "ms/step" in badge.text()
+    assert badge.text() == cost_label(hot.cost) and badge.text().startswith("≥") and "ms/step" in badge.text()
+    # a break's cost is a lower bound on what removing it saves: the Cost row says what it leaves out
+    assert "backward" in article.find(cls="cost-caveat").text()
     # every finding with a cost shows it; the lead says the order is by measured cost
     assert len(dom.find_all(cls="cost", tag="span")) == sum(1 for f in measured.findings if cost_label(f.cost) != "-")
     assert "Ranked by measured cost" in html
@@ -83,7 +85,8 @@ def test_lazy_findings_carry_their_cost(browser, tmp_path):
     analysis.summary.runtime = RuntimeSummary(status="measured", steps=10, window_s=0.5, compiled_s=0.2, eager_s=0.3,
                                               attributed_s=0.1, unattributed_s=0.2, basis="measured")
     lazy = analysis.findings[FULL_FINDINGS + 5]
-    lazy.cost = Cost(total_s=0.04, per_call_ms=4.0, share=0.08, basis="measured")
+    lazy.cost = Cost(total_s=0.04, per_call_ms=4.0, share=0.08, basis="measured", caveat="leaves out the split <b>",
+                     lower_bound=True)
     path = tmp_path / "many.html"
     write_html(analysis, path)
     page = browser.new_page()
@@ -91,8 +94,10 @@ def test_lazy_findings_carry_their_cost(browser, tmp_path):
     page.wait_for_function("() => ['findings', 'charts'].includes(document.documentElement.dataset.ready)")
     anchor = page.eval_on_selector_all("#lazy-findings article.finding", "els => els.map(e => e.id)")[5]
     badge = page.text_content(f'[id="{anchor}"] h3 .cost')
-    assert badge == "4 ms/step (8%)"
+    assert badge == "≥4 ms/step (8%)"  # a lower bound is marked as one
     assert page.get_attribute(f'[id="{anchor}"]', "data-cost") == "0.04"
     page.click(f'[id="{anchor}"] details.more > summary')
-    assert "4 ms/step (8%) measured in the runtime window" in page.text_content(f'[id="{anchor}"] dd.cost-detail')
+    detail = page.text_content(f'[id="{anchor}"] dd.cost-detail')
+    assert "≥4 ms/step (8%) measured in the runtime window" in detail
+    assert page.text_content(f'[id="{anchor}"] dd.cost-detail .cost-caveat') == "leaves out the split <b>"  # as text
     page.close()

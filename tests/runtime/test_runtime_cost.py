@@ -123,7 +123,31 @@ def test_lint_json_and_sarif_carry_cost(hot_loop):
     assert record["cost"]["basis"] == "measured" and record["cost"]["total_s"] == hot.cost.total_s
     doc = json.loads(sarif.render(hot_loop, LintOptions()))
     costs = [r["properties"].get("cost") for r in doc["runs"][0]["results"]]
-    assert {"totalS": hot.cost.total_s, "perCallMs": hot.cost.per_call_ms, "share": hot.cost.share, "basis": "measured"} in costs
+    assert {"totalS": hot.cost.total_s, "perCallMs": hot.cost.per_call_ms, "share": hot.cost.share, "basis": "measured",
+            "lowerBound": True, "caveat": hot.cost.caveat} in costs
+
+
+def test_a_break_cost_says_it_is_a_lower_bound(hot_loop):
+    """docs/cost-vs-saving.md: removing a break saved 4x-40x its measured cost (the split backward, the forward piece
+    before it, guards, lost fusion). Every break cost says so; the summary marks it and says what it leaves out."""
+    import io
+
+    from tdiag.reports.console import print_summary
+
+    breaks = [f for f in hot_loop.findings if f.family == "BRK" and f.cost.basis == "measured"]
+    assert breaks and all(f.cost.lower_bound and "backward" in f.cost.caveat and "fusion" in f.cost.caveat for f in breaks)
+    assert not any(f.cost.lower_bound for f in hot_loop.findings if f.family != "BRK")
+    out = io.StringIO()
+    print_summary(hot_loop, None, out, width=120, force_terminal=False)
+    text = out.getvalue()
+    hot_row = next(line for line in text.splitlines() if f":{hot_finding_line(hot_loop)}" in line and "BRK" in line)
+    assert re.search(r"≥[\d.]+ ms/step", hot_row)
+    assert "≥ a lower bound on what removing the break saves" in text
+    assert text.count("≥ a lower bound") == 1  # one footnote for the table, not one per row
+
+
+def hot_finding_line(analysis) -> int:
+    return next(f.line for f in analysis.findings if f.function == "hot")
 
 
 def test_diff_shows_cost_and_step_time_deltas(hot_loop_dir, tmp_path, session_env):

@@ -45,7 +45,7 @@ async def test_findings_sorted_by_cost_with_a_cost_column(measured):
         assert "cost/step" in _text(screen.query_one("#findings-header").render())
         hot = hot_finding(measured)
         cells = screen._cells(measured.findings.index(hot))
-        assert cells[4].plain == cost_short(hot.cost) == f"{hot.cost.per_call_ms:.3g} ms"
+        assert cells[4].plain == cost_short(hot.cost) == f"≥{hot.cost.per_call_ms:.3g} ms"  # a break's: a lower bound
         # "o" steps on to another order; clicking the cost header brings cost order back
         await pilot.press("o")
         assert screen.query_state.sort != "cost"
@@ -59,6 +59,8 @@ async def test_findings_sorted_by_cost_with_a_cost_column(measured):
         # the detail pane names the cost and how it was measured
         detail = _text(screen.query_one("#finding-detail").rendered)
         assert f"cost: {cost_label(hot_finding(measured).cost)}  measured in the runtime window" in detail
+        # and what a break's cost leaves out of the saving
+        assert "a lower bound on what removing the break saves" in " ".join(detail.split())
 
 
 async def test_overview_shows_the_runtime_breakdown(measured):

@@ -60,6 +60,8 @@ def render_finding(finding: Finding, sources: dict[str, str]) -> RenderableType:
     if view.cost:
         basis = "measured in the runtime window" if view.cost_basis == "measured" else "compile time over the run"
         parts.append(Text.assemble(("cost: ", "bold"), (view.cost, "bold"), (f"  {basis}", "dim")))
+        if view.cost_caveat:
+            parts.append(Text(f"  {view.cost_caveat}", style="dim"))
     source = sources.get(finding.path)
     parts.append(source_snippet(source, finding.line, finding.column, finding.end_column))
     if view.library_site:

@@ -171,7 +171,8 @@ window.tdiagBuild = (function () {
     }
     if (f.cost !== null) {
       var basis = s(f.cost[1]) === "measured" ? "measured in the runtime window" : "compile time over the run";
-      item("Cost", h("dd", { class: "cost-detail" }, [s(f.cost[0]) + " ", h("span", { class: "muted" }, [basis])]));
+      var caveat = s(f.cost[3]) ? [h("br"), h("span", { class: "muted cost-caveat" }, [s(f.cost[3])])] : [];
+      item("Cost", h("dd", { class: "cost-detail" }, [s(f.cost[0]) + " ", h("span", { class: "muted" }, [basis])].concat(caveat)));
     }
     item("Occurrences", h("dd", null, occ));
     if (f.library_frame) {
