@@ -33,7 +33,7 @@ Nothing.
 
 from tdiag.analyzer.rules import Rule
 
-RULE = Rule("ZZZ001", "throwaway-rule", "info", "A rule from one file")
+RULE = Rule("ZZZ001", "throwaway-rule", "info", "A rule from one file", cost="compile")
 
 
 def check(ctx):
@@ -76,6 +76,11 @@ def test_a_rule_from_one_file_shows_everywhere(throwaway_rule, recorded, capsys)
 
     analysis = build(record)
     finding = next(f for f in analysis.findings if f.code == "ZZZ001")
+    from tdiag.analyzer.cost import cost_model
+
+    assert cost_model(finding) == "compile"  # how it is costed is declared in its file too (a new family has none)
+    with pytest.raises(ValueError, match="cost 'bogus'"):
+        rules.Rule("ZZZ002", "bad", "info", "x", cost="bogus")
 
     html = render_html(analysis, plotly_bundle=PLOTLY_STUB)
     assert f'id="{finding.anchor}"' in html and 'data-family="ZZZ"' in html
