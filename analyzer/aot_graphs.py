@@ -7,10 +7,12 @@ import re
 
 from tdiag.analyzer.model import AotInfo
 
-SAVED = re.compile(r"^\s*(\w+),\s*# SavedForBackwardsAOTOutput\(idx=(\d+)\)", re.M)
-OP_NODE = re.compile(r"^\s+\w+(?:: \"[^\"]*\")? = torch\.ops\.", re.M)
-SIGNATURE_ARG = re.compile(r"(\w+): \"([^\"]+)\"")
-TENSOR_TYPE = re.compile(r"^([a-z]+\d*)\[([^\]]*)\]")
+from tdiag.lazy_regex import lazy_regex
+
+SAVED = lazy_regex(r"^\s*(\w+),\s*# SavedForBackwardsAOTOutput\(idx=(\d+)\)", re.M)
+OP_NODE = lazy_regex(r"^\s+\w+(?:: \"[^\"]*\")? = torch\.ops\.", re.M)
+SIGNATURE_ARG = lazy_regex(r"(\w+): \"([^\"]+)\"")
+TENSOR_TYPE = lazy_regex(r"^([a-z]+\d*)\[([^\]]*)\]")
 DTYPE_BYTES = {
     "f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "b8": 1,
     "c64": 8, "c128": 16, "c32": 4, "u16": 2, "u32": 4, "u64": 8,

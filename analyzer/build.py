@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -31,6 +30,7 @@ from tdiag.analyzer.torch_text import (
 )
 
 from tdiag import torch_events as te
+from tdiag.lazy_regex import lazy_regex
 
 STOPPED_FAMILY = "CRS"  # the program stopped: always the first finding
 
@@ -516,7 +516,7 @@ def _list(v: Any) -> list:
 
 # Frames Dynamo compiles on the user's behalf: torch's wrapper around a module call (`inner` in external_utils.py
 # when the module has hooks) and library forward methods are named after the object the user compiled.
-_WRAPPED_SELF = re.compile(r"""^(?:___check_type_id|___check_obj_id)\(L\['(fn|self)'\].*type=<class '([\w.]+)'>""")
+_WRAPPED_SELF = lazy_regex(r"""^(?:___check_type_id|___check_obj_id)\(L\['(fn|self)'\].*type=<class '([\w.]+)'>""")
 TORCH_WRAPPERS = {"inner", "_fn", "_call_impl", "_wrapped_call_impl"}
 # Decorators libraries put around forward (transformers' `can_return_tuple` / `auto_docstring` make `wrapper`).
 DECORATOR_NAMES = {"wrapper", "wrapped", "_wrapper", "inner", "decorated", "new_forward", "forward_wrapper"}

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tdiag.analyzer.events import EventLog
 from tdiag.analyzer.model import GraphKey
+
+from tdiag.lean_dataclass import lean_dataclass
 
 KERNEL_COMPILE_SPAN = "async_compile.wait"
 INDUCTOR_SPAN = "inductor_compile"
 AUTOTUNE_SUFFIX = "_template_autotuning"
 
 
-@dataclass
+@lean_dataclass
 class RoleSpan:
     """One ``inductor_compile`` (compile_fx_inner) run: a forward, backward or inference graph."""
 

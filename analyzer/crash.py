@@ -14,20 +14,22 @@ from typing import Any
 from tdiag.analyzer.model import Crash, Recompile, Site
 from tdiag.analyzer.paths import PathMapper
 
+from tdiag.lazy_regex import lazy_regex
+
 # Frames of torch's compile stack: an exception raised through one of them came from torch.compile.
 COMPILE_STACK = ("/torch/_dynamo/", "/torch/_inductor/", "/torch/_functorch/", "/torch/fx/experimental/",
                  "/torch/_subclasses/fake_tensor", "/torch/_guards.py", "/torch/compiler/")
 COMPILE_MODULES = ("torch._dynamo.", "torch._inductor.", "torch._functorch.", "torch.fx.experimental.")
 CUDAGRAPH_OVERWRITTEN = "accessing tensor output of CUDAGraphs that has been overwritten"
 CUDAGRAPH_GRAD_OVERWRITTEN = "accessing gradient tensor output of CUDAGraphs that has been overwritten"
-_GB_URL = re.compile(r"/gb/(gb\d{4})\.html", re.IGNORECASE)
-_USER_STACK = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
-_TARGET = re.compile(r"^\s*target: (\S+)\s*$", re.M)
-_NODE_FILE = re.compile(r"^\s*# File: (.+?):(\d+) in (\S+)")
-_GUARD_FAILURE = re.compile(r"^\s*- (?:\d+/\d+: )?(.+?)\s*(?:#.*)?$")
-_DATA_DEPENDENT = re.compile(r"Could not guard on data-dependent expression (.+?) \(unhinted")
-_CONSTRAINT = re.compile(r"You marked (\S+) as dynamic but your code specialized it to be a constant \((\d+)\)")
-_CONSTRAINT_NAME = re.compile(r"Constraints violated \((.+?)\)!")
+_GB_URL = lazy_regex(r"/gb/(gb\d{4})\.html", re.IGNORECASE)
+_USER_STACK = lazy_regex(r'File "([^"]+)", line (\d+), in (\S+)')
+_TARGET = lazy_regex(r"^\s*target: (\S+)\s*$", re.M)
+_NODE_FILE = lazy_regex(r"^\s*# File: (.+?):(\d+) in (\S+)")
+_GUARD_FAILURE = lazy_regex(r"^\s*- (?:\d+/\d+: )?(.+?)\s*(?:#.*)?$")
+_DATA_DEPENDENT = lazy_regex(r"Could not guard on data-dependent expression (.+?) \(unhinted")
+_CONSTRAINT = lazy_regex(r"You marked (\S+) as dynamic but your code specialized it to be a constant \((\d+)\)")
+_CONSTRAINT_NAME = lazy_regex(r"Constraints violated \((.+?)\)!")
 
 # Environment failures: (marker in the message, what is wrong, the fix).
 ENVIRONMENT = (

@@ -15,16 +15,18 @@ from typing import Any
 from tdiag.analyzer.model import Analysis, CudaGraphInfo, CudaGraphRecording, CudaGraphSkip, Site
 from tdiag.analyzer.paths import PathMapper
 
+from tdiag.lazy_regex import lazy_regex
+
 # torch/_inductor/cudagraph_utils.py format_default_skip_message; compile_fx.py says "disabling" for incompatible ops
-_PREFIX = re.compile(r"^\s*(?:skipping cudagraphs? due to|disabling cudagraphs due to)\s*", re.I)
-_FOUND_FROM = re.compile(r"\.?\s*Found from\s*:?\s*\n?", re.I)
-_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+), in ([^\n]+)\n([^\n]*)')
+_PREFIX = lazy_regex(r"^\s*(?:skipping cudagraphs? due to|disabling cudagraphs due to)\s*", re.I)
+_FOUND_FROM = lazy_regex(r"\.?\s*Found from\s*:?\s*\n?", re.I)
+_FILE_LINE = lazy_regex(r'File "([^"]+)", line (\d+), in ([^\n]+)\n([^\n]*)')
 # compiler/cudagraph_watch.py's wrapper of CUDAGraphTreeManager.record_function, in the form of torch's DEBUG line
 # there (torch/_inductor/cudagraph_trees.py), which a record imported from TORCH_LOGS output would carry
-_RECORDING = re.compile(r"^\[([^\]]*)\] Recording function=(\S+), mode=(\w+)(?:, cuda_graph_id=\d+)?, inputs: (.*)$", re.S)
+_RECORDING = lazy_regex(r"^\[([^\]]*)\] Recording function=(\S+), mode=(\w+)(?:, cuda_graph_id=\d+)?, inputs: (.*)$", re.S)
 # torch/_inductor/cudagraph_trees.py get_container ... deferred_cudagraphify
-_SYMINT_KEY = re.compile(r"^\[([^\]]*)\] Recording cudagraph tree for symint key (.+)$")
-_TENSOR_SIZE = re.compile(r"Tensor\(size=(\[[^\]]*\])")
+_SYMINT_KEY = lazy_regex(r"^\[([^\]]*)\] Recording cudagraph tree for symint key (.+)$")
+_TENSOR_SIZE = lazy_regex(r"Tensor\(size=(\[[^\]]*\])")
 RECORDING_TRIGGER = "CUDAGRAPH_RECORDING"
 
 KINDS = (  # (kind, test on torch's reason text), first match wins

@@ -16,10 +16,12 @@ from typing import Any
 from tdiag.analyzer.model import Analysis, DdpBucket, SourceRef
 from tdiag.analyzer.paths import PathMapper
 
+from tdiag.lazy_regex import lazy_regex
+
 SPLIT_CHILD = "optimize_ddp_split_child"
 # forward(self, l_x_: "f32[8, 512]", l_self_modules_layers_modules_0_parameters_weight_: "f32[512, 512]", ...)
-_PARAM = re.compile(r"(\w*_parameters_\w+?)_?\s*:\s*\"(\w+)\[([^\]]*)\]")
-_FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in [^,]+, code: (.*)")
+_PARAM = lazy_regex(r"(\w*_parameters_\w+?)_?\s*:\s*\"(\w+)\[([^\]]*)\]")
+_FILE_COMMENT = lazy_regex(r"# File: (.+?):(\d+) in [^,]+, code: (.*)")
 _DTYPE_BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "b8": 1,
                 "c64": 8, "c128": 16, "f8e4m3fn": 1, "f8e5m2": 1}
 FSDP2 = "fully_shard (FSDP2)"

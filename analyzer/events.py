@@ -8,14 +8,15 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter, OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from tdiag.lean_dataclass import lean_dataclass
 from tdiag.record import RecordFile, open_record
 
 
-@dataclass
+@lean_dataclass
 class TorchEvent:
     """One structured-trace event: ``name`` (``artifact:<name>`` for artifacts), torch's metadata, its payload."""
 
@@ -166,7 +167,7 @@ DROPPED_EVENTS = frozenset({"describe_storage", "describe_tensor", "describe_sou
 DROPPED_SUFFIXES = ("_ORIGINAL_BYTECODE", "_MODIFIED_BYTECODE")
 
 
-@dataclass
+@lean_dataclass
 class EventLog:
     """Everything one record (all ranks) holds, in file order per rank."""
 

@@ -10,8 +10,10 @@ To add a family: subclass ``Evidence`` with ``kind`` set to a new name and decor
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from tdiag.lean_dataclass import lean_dataclass
 
 if TYPE_CHECKING:  # model.py imports this module; the name is resolved in model's namespace when read back
     from tdiag.analyzer.model import Frame
@@ -39,8 +41,10 @@ def evidence_class(kind: str | None) -> type[Evidence]:
     return _KINDS.get(kind or "", OtherEvidence)
 
 
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class Evidence:
+    """What a rule saw; ``kind`` names the subclass in the JSON export."""
+
     kind: str = field(default="", init=False)
     # Names of fields that renderers lay out themselves (torch's words, guard, stack) rather than as plain facts.
     LAID_OUT: ClassVar[tuple[str, ...]] = ()
@@ -70,7 +74,7 @@ def _plain(value: Any) -> str:
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class BreakEvidence(Evidence):
     """A graph break (BRK*), in torch's words, for the first break at the site."""
 
@@ -112,7 +116,7 @@ def _cause_text(c: dict[str, Any]) -> str:
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class RecompileEvidence(Evidence):
     """A recompilation (RCP001-4, RCP006): the recompiled frame and the primary guard that failed."""
 
@@ -157,7 +161,7 @@ class RecompileEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class RecompileLimitEvidence(Evidence):
     """A frame that hit the recompile limit (RCP005)."""
 
@@ -167,7 +171,7 @@ class RecompileLimitEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class DynamicEvidence(Evidence):
     """Automatic-dynamic decisions torch made for a frame (DYN001), e.g. ``L['x'] dim 0 -> dynamic``."""
 
@@ -176,7 +180,7 @@ class DynamicEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class FallbackEvidence(Evidence):
     """An op left to eager ATen inside a compiled graph (LOW001)."""
 
@@ -193,7 +197,7 @@ class FallbackEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class EpilogueEvidence(Evidence):
     """An extern GEMM whose pointwise epilogue runs as a separate kernel (LOW002)."""
 
@@ -208,7 +212,7 @@ class EpilogueEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class TinyGraphsEvidence(Evidence):
     """Graphs too small to be worth their call overhead (CMP001)."""
 
@@ -218,7 +222,7 @@ class TinyGraphsEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class CompileCostEvidence(Evidence):
     """Where one graph's compile time went (CMP002)."""
 
@@ -240,7 +244,7 @@ class CompileCostEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class CompileFailureEvidence(Evidence):
     """A frame compile that failed (CMP003): torch's fail type and reason; the frame ran eagerly instead."""
 
@@ -254,7 +258,7 @@ class CompileFailureEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class DivergenceEvidence(Evidence):
     """Counts that differ between ranks (DIV001); rank keys are strings, as in JSON."""
 
@@ -266,7 +270,7 @@ class DivergenceEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class OtherEvidence(Evidence):
     """Evidence of a kind this version does not know (read from a newer export): kept as plain values."""
 
@@ -278,7 +282,7 @@ class OtherEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class CudaGraphEvidence(Evidence):
     """CUDA graphs skipped or re-recorded (CGR*): torch's reasons and the recordings, per graph."""
 
@@ -295,7 +299,7 @@ class CudaGraphEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class DistributedEvidence(Evidence):
     """DDP/FSDP facts (DST*): DDPOptimizer buckets, or why a compiled model ran eagerly."""
 
@@ -308,7 +312,7 @@ class DistributedEvidence(Evidence):
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class CrashEvidence(Evidence):
     """The exception that stopped the program (CRS*): torch's type and message, and what the analysis made of it."""
 
@@ -329,7 +333,7 @@ def evidence_as(evidence: Evidence | None, cls: type[E]) -> E:
 
 
 @evidence_kind
-@dataclass(kw_only=True)
+@lean_dataclass(kw_only=True)
 class RuntimeShareEvidence(Evidence):
     """A share of the measured step no compiled graph ran (RUN*): eager time by what ran there, or device idle time."""
 

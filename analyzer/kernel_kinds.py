@@ -7,8 +7,9 @@ reduction is recognised by its accumulator (``tmp_acc``) or a Welford helper in 
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
+
+from tdiag.lazy_regex import lazy_regex
 
 if TYPE_CHECKING:  # annotations only: rules that ask is_gemm() need no output-code parser
     from tdiag.analyzer.output_code import CallSite, KernelDef
@@ -28,8 +29,8 @@ LIBRARY_BY_DEVICE = {
     "cpu": {"gemm": "mkl", "conv": "onednn"},
 }
 ONEDNN_NAMESPACES = ("mkldnn", "onednn", "mkl")
-CPP_REDUCTION = re.compile(r"\btmp_acc\d|welford|\bargmax\b|\bargmin\b")
-CPP_TEMPLATE = re.compile(r"micro_gemm|cpp_template|kernel_micro")
+CPP_REDUCTION = lazy_regex(r"\btmp_acc\d|welford|\bargmax\b|\bargmin\b")
+CPP_TEMPLATE = lazy_regex(r"micro_gemm|cpp_template|kernel_micro")
 GEMM_NAMES = frozenset({"mm", "addmm", "bmm", "baddbmm", "_mm_plus_mm", "_int_mm", "_scaled_mm", "addmv", "mv"})
 
 

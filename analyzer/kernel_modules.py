@@ -9,14 +9,15 @@ is their closest common ancestor. Works from a record alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from tdiag.analyzer.model import Kernel, KernelModule, SourceRef
 from tdiag.analyzer.paths import PathMapper
 
+from tdiag.lean_dataclass import lean_dataclass
 
-@dataclass
+
+@lean_dataclass
 class GraphModules:
     """One Dynamo graph's node -> module stack ([[path, class], ...] outermost first, innermost forward file/line)."""
 
@@ -37,7 +38,7 @@ def by_compile_id(other_events: list[dict[str, Any]]) -> dict[tuple[Any, str], G
     return out
 
 
-@dataclass
+@lean_dataclass
 class AotStacks:
     """One Inductor compile (forward, backward or inference graph): post-grad node -> (module stack, seq_nr), and the
     kernel handle -> post-grad nodes map the capture read for it."""

@@ -9,9 +9,8 @@ backward graphs). Works from a record alone: no torch.
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from tdiag.analyzer import compile_spans, kernel_modules
@@ -20,6 +19,8 @@ from tdiag.analyzer.events import EventLog, TorchEvent, lazy_code
 from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey, Kernel, SourceRef
 from tdiag.analyzer.paths import PathMapper
 
+from tdiag.lazy_regex import lazy_regex
+from tdiag.lean_dataclass import lean_dataclass
 from tdiag.record import payload_hash
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 # of a record without Inductor code (eager, aot_eager) never loads them.
 
 ROLES = ("forward", "backward", "inference")
-STACK_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n([^\n]*)')
+STACK_FRAME = lazy_regex(r'File "([^"]+)", line (\d+), in (\S+)\n([^\n]*)')
 CACHE_EVENTS = ("artifact:fx_graph_cache_hit", "artifact:fx_graph_cache_miss", "artifact:fx_graph_cache_bypass")
 GRAPH_EVENTS = {
     "inductor_output_code", "artifact:inductor_provenance_tracking_node_mappings",
@@ -40,7 +41,7 @@ FALLBACK_REASONS = {"explicit": "explicit (make_fallback)", "implicit": "implici
                     "declined": "unsupported dtype/device (the lowering declined)"}
 
 
-@dataclass
+@lean_dataclass
 class GraphEvents:
     """Every kernel-related event of one compile id (one rank)."""
 

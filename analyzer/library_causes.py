@@ -17,7 +17,9 @@ from importlib import resources
 from tdiag.analyzer.evidence import BreakEvidence, CudaGraphEvidence, RecompileEvidence
 from tdiag.analyzer.model import Finding, Frame
 
-_SITE_PACKAGES = re.compile(r"^<(?:site-packages|dist-packages)>/")
+from tdiag.lazy_regex import lazy_regex
+
+_SITE_PACKAGES = lazy_regex(r"^<(?:site-packages|dist-packages)>/")
 
 
 @dataclass(frozen=True)

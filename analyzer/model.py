@@ -17,6 +17,8 @@ from typing import Any
 
 from tdiag.analyzer.evidence import Evidence, OtherEvidence, evidence_class
 
+from tdiag.lean_dataclass import lean_dataclass
+
 # 2: Finding.evidence is typed (a "kind" discriminator, see evidence.py); GraphKey (Finding.graph_keys)
 SCHEMA_VERSION = 2
 
@@ -44,7 +46,7 @@ def _graph_key_order(key: GraphKey) -> tuple:
     return (-1 if key.rank is None else key.rank, tuple(int(p) for p in re.findall(r"\d+", key.compile_id)), key.compile_id)
 
 
-@dataclass
+@lean_dataclass
 class Frame:
     """One frame of a stack, as the user would read it."""
 
@@ -55,7 +57,7 @@ class Frame:
     is_user: bool = True
 
 
-@dataclass
+@lean_dataclass
 class Site:
     """A place in user code. ``column``/``end_column`` are 1-based, as editors and ruff show them."""
 
@@ -70,7 +72,7 @@ class Site:
         return (self.path, self.line)
 
 
-@dataclass
+@lean_dataclass
 class GraphBreak:
     """One graph-break event, as torch logged it, mapped to the user's line."""
 
@@ -92,8 +94,10 @@ class GraphBreak:
     rank: int | None = None
 
 
-@dataclass
+@lean_dataclass
 class Guard:
+    """One guard of a compiled graph, as Dynamo printed it."""
+
     kind: str  # TENSOR_MATCH, ID_MATCH, EQUALS_MATCH, ...
     text: str
     source: str | None = None  # the user source line torch attributes the guard to
@@ -102,7 +106,7 @@ class Guard:
     function: str | None = None
 
 
-@dataclass
+@lean_dataclass
 class GuardFailure:
     """Why one existing cache entry did not match when a frame was recompiled."""
 
@@ -118,8 +122,10 @@ class GuardFailure:
     line: int | None = None
 
 
-@dataclass
+@lean_dataclass
 class Recompile:
+    """A recompilation: the new compile and the guard failures that caused it."""
+
     compile_id: str  # the new compile that the failures caused
     frame_id: int
     code_name: str
@@ -131,14 +137,16 @@ class Recompile:
     rank: int | None = None
 
 
-@dataclass
+@lean_dataclass
 class SourceRef:
+    """A source line (path, line, its text when recorded)."""
+
     path: str
     line: int
     code: str | None = None
 
 
-@dataclass
+@lean_dataclass
 class Kernel:
     """One kernel or extern call of a compiled graph, in execution order."""
 
@@ -164,7 +172,7 @@ class Kernel:
     modules: list[KernelModule] = field(default_factory=list)
 
 
-@dataclass
+@lean_dataclass
 class KernelModule:
     """One module a kernel computes: its path under the compiled module, class, and the user's line that built it."""
 
@@ -174,8 +182,10 @@ class KernelModule:
     built_by: str | None = None  # how it was resolved: "attribute", "argument", "root" (the library model's own line)
 
 
-@dataclass
+@lean_dataclass
 class AotInfo:
+    """What AOTAutograd did with a graph: a backward, and the tensors saved for it."""
+
     has_backward: bool = False
     saved_tensors: int = 0
     saved_shapes: list[str] = field(default_factory=list)
@@ -185,7 +195,7 @@ class AotInfo:
     backward_nodes: int | None = None
 
 
-@dataclass
+@lean_dataclass
 class CudaGraphSkip:
     """One reason torch gave for running a graph without CUDA graphs ("skipping cudagraphs due to ...")."""
 
@@ -198,7 +208,7 @@ class CudaGraphSkip:
     text: str = ""  # torch's whole message
 
 
-@dataclass
+@lean_dataclass
 class CudaGraphRecording:
     """One CUDA graph recording of a compiled graph (the first, or a re-recording)."""
 
@@ -207,7 +217,7 @@ class CudaGraphRecording:
     symint_key: str | None = None  # the symbolic sizes it was recorded for (dynamic graphs)
 
 
-@dataclass
+@lean_dataclass
 class CudaGraphInfo:
     """What happened to one compiled graph under ``mode="reduce-overhead"``."""
 
@@ -216,7 +226,7 @@ class CudaGraphInfo:
     recordings: list[CudaGraphRecording] = field(default_factory=list)
 
 
-@dataclass
+@lean_dataclass
 class DdpBucket:
     """One DDPOptimizer subgraph: the gradient bucket it was cut at (torch/_dynamo/backends/distributed.py)."""
 
@@ -226,7 +236,7 @@ class DdpBucket:
     lines: list[SourceRef] = field(default_factory=list)  # user lines of the ops in this subgraph
 
 
-@dataclass
+@lean_dataclass
 class CompiledGraph:
     """One frame compilation (a Dynamo graph and what the backend made of it)."""
 
@@ -265,7 +275,7 @@ class CompiledGraph:
         return GraphKey(self.rank, self.compile_id)
 
 
-@dataclass
+@lean_dataclass
 class FrameInfo:
     """A user function Dynamo compiled, with the chain of its compiled variants."""
 
@@ -281,8 +291,10 @@ class FrameInfo:
     call_site: Site | None = None  # the user line that entered torch.compile for this frame (first compile seen)
 
 
-@dataclass
+@lean_dataclass
 class Suggestion:
+    """A fix worded as code: a title, why, a patch against the recorded source, alternatives."""
+
     title: str
     why: str = ""
     patch: str | None = None  # unified diff against the recorded source
@@ -290,8 +302,10 @@ class Suggestion:
     alternatives: list[str] = field(default_factory=list)
 
 
-@dataclass
+@lean_dataclass
 class Finding:
+    """One problem a rule found at a user line, with its evidence, cost and fix."""
+
     code: str  # stable rule code, e.g. BRK001
     name: str  # kebab-case rule name
     severity: str  # error, warning, info
@@ -325,7 +339,7 @@ class Finding:
         return f"{self.code}-{base}-{self.line}"
 
 
-@dataclass
+@lean_dataclass
 class GraphRuntime:
     """One compiled graph in the measured runtime window (analyzer/runtime.py)."""
 
@@ -338,7 +352,7 @@ class GraphRuntime:
     unattributed_device_s: dict[str, float] = field(default_factory=dict)
 
 
-@dataclass
+@lean_dataclass
 class Cost:
     """What a finding costs. ``basis``: measured (runtime window), compile (compile seconds, whole run), none."""
 
@@ -351,7 +365,7 @@ class Cost:
     lower_bound: bool = False
 
 
-@dataclass
+@lean_dataclass
 class RuntimeSummary:
     """The measured runtime window: a partition of its wall time (compiled + eager + guard + compile = window)."""
 
@@ -379,7 +393,7 @@ class RuntimeSummary:
     device_busy_s: float | None = None  # CUDA: time the device ran anything in the window
 
 
-@dataclass
+@lean_dataclass
 class Crash:
     """The exception that stopped the program or one of its threads (analyzer/crash.py reads it from the record)."""
 
@@ -401,8 +415,10 @@ class Crash:
     rank: int | None = None
 
 
-@dataclass
+@lean_dataclass
 class Summary:
+    """The headline counts of a run."""
+
     graphs: int = 0
     graph_breaks: int = 0
     break_sites: int = 0
@@ -416,7 +432,7 @@ class Summary:
     crash: Crash | None = None  # what stopped the program, when torch.compile did (it is also the first finding)
 
 
-@dataclass
+@lean_dataclass
 class CaptureProblem:
     """Something the capture could not see: a hook that failed (counted, never raised into torch) or compiles that
     left no structured-trace event. Any of these makes the run's findings possibly incomplete."""
@@ -429,8 +445,10 @@ class CaptureProblem:
     rank: int | None = None
 
 
-@dataclass
+@lean_dataclass
 class RunInfo:
+    """The run itself: command, versions, device, how it ended, what the capture could not see."""
+
     argv: list[str] = field(default_factory=list)
     command: str = ""
     tdiag_version: str | None = None
@@ -469,8 +487,10 @@ class CodeStore(dict):
         return [self[key] for key in self.keys()]
 
 
-@dataclass
+@lean_dataclass
 class Analysis:
+    """Everything tdiag knows about one run: every output reads only this."""
+
     run: RunInfo = field(default_factory=RunInfo)
     summary: Summary = field(default_factory=Summary)
     findings: list[Finding] = field(default_factory=list)

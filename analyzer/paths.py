@@ -5,10 +5,12 @@ from __future__ import annotations
 import posixpath
 import re
 
-_LIBRARY_DIR = re.compile(r"^.*?[/\\](?:site-packages|dist-packages)[/\\]")
-_STDLIB = re.compile(r"^.*?[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages)")
-RESUME_NAME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
-_TRACEBACK_FRAME = re.compile(r'^(\s*)File "([^"]+)", line \d+')
+from tdiag.lazy_regex import lazy_regex
+
+_LIBRARY_DIR = lazy_regex(r"^.*?[/\\](?:site-packages|dist-packages)[/\\]")
+_STDLIB = lazy_regex(r"^.*?[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages)")
+RESUME_NAME = lazy_regex(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
+_TRACEBACK_FRAME = lazy_regex(r'^(\s*)File "([^"]+)", line \d+')
 
 
 class PathMapper:

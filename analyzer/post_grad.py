@@ -6,14 +6,18 @@ Used where the provenance node mapping is empty (a backward compiled lazily, at 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-FILE_COMMENT = re.compile(r"^\s*# File: (.+?):(\d+) in (\S+?), code: (.*)$")
-NODE = re.compile(r"^\s+(\w+)(?:: \"[^\"]*\")? = torch\.ops\.([\w.]+)\(")
+from tdiag.lazy_regex import lazy_regex
+from tdiag.lean_dataclass import lean_dataclass
+
+FILE_COMMENT = lazy_regex(r"^\s*# File: (.+?):(\d+) in (\S+?), code: (.*)$")
+NODE = lazy_regex(r"^\s+(\w+)(?:: \"[^\"]*\")? = torch\.ops\.([\w.]+)\(")
 
 
-@dataclass
+@lean_dataclass
 class PostGradNode:
+    """One node of a post-grad graph as Inductor printed it: name, op, arguments."""
+
     name: str
     op: str  # short aten name: "mul", "_softmax_backward_data"
     path: str | None
@@ -40,7 +44,7 @@ def parse(text: str) -> list[PostGradNode]:
     return nodes
 
 
-SIGNATURE = re.compile(r"def forward\((.*?)\):\s*\n", re.S)
+SIGNATURE = lazy_regex(r"def forward\((.*?)\):\s*\n", re.S)
 
 
 def signature(text: str) -> str:

@@ -10,15 +10,17 @@ the eager time each finding explains is ``cost.py``'s business.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tdiag.analyzer.model import Analysis, GraphKey, GraphRuntime, RuntimeSummary
 
+from tdiag.lean_dataclass import lean_dataclass
+
 US = 1e-6
 
 
-@dataclass
+@lean_dataclass
 class RankWindow:
     """One rank's measured window, as the cost attribution reads it."""
 

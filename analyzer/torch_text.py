@@ -7,26 +7,33 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tdiag.analyzer.model import Guard, GuardFailure
 
-GB_URL = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
-TRACEBACK_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>.+)$')
-BREAK_HEADER = re.compile(r"^Graph break in user code at (?P<path>.+):(?P<line>\d+)\s*$")
-SECTION = re.compile(r"^\s{2}(Explanation|Hint|Developer debug context):\s?(.*)$")
+from tdiag.lazy_regex import lazy_regex
+from tdiag.lean_dataclass import lean_dataclass
+
+GB_URL = lazy_regex(r"(https?://\S+/gb/gb(\d{4})\.html)")
+TRACEBACK_FRAME = lazy_regex(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>.+)$')
+BREAK_HEADER = lazy_regex(r"^Graph break in user code at (?P<path>.+):(?P<line>\d+)\s*$")
+SECTION = lazy_regex(r"^\s{2}(Explanation|Hint|Developer debug context):\s?(.*)$")
 
 
-@dataclass
+@lean_dataclass
 class ParsedFrame:
+    """A frame of a stack that torch printed as text."""
+
     path: str
     line: int
     function: str
     code: str | None = None
 
 
-@dataclass
+@lean_dataclass
 class ParsedBreak:
+    """A graph break read from torch's text: where, why, the user stack."""
+
     path: str | None = None
     line: int | None = None
     reason: str = ""
@@ -104,16 +111,16 @@ def parse_graph_break(text: str) -> ParsedBreak:
 
 
 # -- recompile reasons ----------------------------------------------------------------------------------------
-ENTRY_PREFIX = re.compile(r"^(?P<entry>\d+/\d+):\s*(?P<rest>.*)$", re.S)
+ENTRY_PREFIX = lazy_regex(r"^(?P<entry>\d+/\d+):\s*(?P<rest>.*)$", re.S)
 # The name may hold quotes (``tensor 'kwargs['input_ids']'``, a parameter's ``self._modules['fc']...``), and torch
 # may add advice after the values ("... actual BFloat16. Guard failed on a parameter, consider ...").
-TENSOR_MISMATCH = re.compile(
+TENSOR_MISMATCH = lazy_regex(
     r"tensor '(?P<name>.+?)' (?P<what>size|stride|dtype|device|requires_grad|dispatch key set|rank|type)"
     r"(?: mismatch| changed)(?: at index (?P<dim>\d+))?\.?\s*(?:expected (?P<expected>[^,]+?))?"
     r"(?:,\s*actual (?P<actual>[^\s,]+?)\.?(?:\s.*)?)?\s*$"
 )
-GUARD_COMMENT = re.compile(r"\s+#\s*(?P<source>.*?)\s+#\s*(?P<loc>\S+):(?P<line>\d+) in (?P<func>\S+)\s*$")
-COMPARISON = re.compile(r"^(?P<subject>.+?)\s*(?P<op>==|!=|<=|>=|<|>)\s*(?P<value>.+?)$")
+GUARD_COMMENT = lazy_regex(r"\s+#\s*(?P<source>.*?)\s+#\s*(?P<loc>\S+):(?P<line>\d+) in (?P<func>\S+)\s*$")
+COMPARISON = lazy_regex(r"^(?P<subject>.+?)\s*(?P<op>==|!=|<=|>=|<|>)\s*(?P<value>.+?)$")
 
 
 def split_recompile_payload(payload: str | None) -> list[str]:
@@ -190,7 +197,7 @@ def _first_arg(g: str) -> str | None:
 
 
 # -- guard trees ----------------------------------------------------------------------------------------------
-GUARD_LINE = re.compile(r"^[\s|+\-]*(?P<kind>[A-Z][A-Z0-9_]+):\s*(?P<text>.*)$")
+GUARD_LINE = lazy_regex(r"^[\s|+\-]*(?P<kind>[A-Z][A-Z0-9_]+):\s*(?P<text>.*)$")
 
 
 def parse_guard_tree(payload: str | None) -> list[Guard]:

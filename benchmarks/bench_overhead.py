@@ -35,8 +35,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PROGRAMS = ["examples/clean.py", "examples/train.py", "benchmarks/overhead_programs/eager_only.py"]
-GOAL = 1.05
+PROGRAMS = ["examples/clean.py", "examples/train.py", "benchmarks/overhead_programs/eager_only.py",
+            "benchmarks/overhead_programs/short_breaks.py"]
+GOAL = 1.05  # wall/CPU ratio to plain python
+INSTRUCTION_GOAL = 0.02  # instructions: tdiag run's ratio minus TORCH_TRACE's
 
 
 def configurations(tmp: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
@@ -152,17 +154,19 @@ def main() -> int:
 
 def main_instructions(programs: list[str]) -> int:
     print("instructions executed (callgrind, the process itself: compiler subprocesses are not counted)")
-    print(f"{'program':20} {'configuration':13} {'instructions':>16} {'ratio':>7}")
+    print(f"{'program':20} {'configuration':13} {'instructions':>16} {'ratio':>7} {'- TORCH_TRACE':>14}")
     worst = 0.0
     for program in programs:
         with tempfile.TemporaryDirectory() as tmp:
             counts = instructions(program, Path(tmp))
+        trace = counts["TORCH_TRACE"] / counts["python"]
         for name, n in counts.items():
             ratio = n / counts["python"]
             if name == "tdiag run":
-                worst = max(worst, ratio)
-            print(f"{Path(program).name:20} {name:13} {n:16,} {ratio:6.3f}x")
-    print(f"worst tdiag run instruction ratio {worst:.3f}x (goal <= {GOAL:.2f}x)")
+                worst = max(worst, ratio - trace)
+            print(f"{Path(program).name:20} {name:13} {n:16,} {ratio:6.3f}x {ratio - trace:+13.3f}")
+    print(f"worst tdiag run excess over TORCH_TRACE {worst:+.3f} (goal <= {INSTRUCTION_GOAL:+.2f}: the structured trace's "
+          "own cost is what any capture pays)")
     return 0
 
 

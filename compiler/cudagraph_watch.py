@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 import sys
 from typing import Any
 
 from tdiag.compiler.failures import report
+
+from tdiag.lazy_regex import lazy_regex
 
 CUDAGRAPH_LOGGERS = (
     "torch._inductor.cudagraph_utils.__cudagraphs",  # skip reasons, dynamic-shape warning
@@ -34,8 +35,8 @@ CUDAGRAPH_LOGGERS = (
 DDP_LOGGER = "torch._dynamo.backends.distributed"
 RECORDING_LOGGER = "tdiag.cudagraph_recording"  # the wrapper's events (torch's own logger name would mislead)
 DDP_MESSAGE = "DDPOptimizer used bucket cap"
-_BRACKETED_ID = re.compile(r"^\[(!?\d+(?:/\d+)+)\]")
-RECORDING_LINE = re.compile(r"^\[[^\]]*\] (?:Recording function=|Re-recording function=|Running (?:warmup|eager) function=)")
+_BRACKETED_ID = lazy_regex(r"^\[(!?\d+(?:/\d+)+)\]")
+RECORDING_LINE = lazy_regex(r"^\[[^\]]*\] (?:Recording function=|Re-recording function=|Running (?:warmup|eager) function=)")
 
 
 class DecisionFilter(logging.Filter):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from tdiag.lazy_regex import lazy_regex
+
 # Call sites of ops the wrapper runs through the dispatcher: torch.ops.<namespace>.<op>.<overload>(
-FALLBACK_CALL = re.compile(r"\btorch\.ops\.([A-Za-z_]\w*)\.([A-Za-z_]\w*)\.([A-Za-z_]\w*)\(")
+FALLBACK_CALL = lazy_regex(r"\btorch\.ops\.([A-Za-z_]\w*)\.([A-Za-z_]\w*)\.([A-Za-z_]\w*)\(")
 # Inductor's own runtime helpers, not user ops.
 INTERNAL_NAMESPACES = frozenset({"inductor", "prims_debug"})
 

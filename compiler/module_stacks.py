@@ -15,8 +15,10 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from tdiag.lazy_regex import lazy_regex
+
 # "L['self'].encoder.layers.0" / "L['fn'].3.mlp" -> the path below the compiled root
-ROOT = re.compile(r"^(?:L|G)\[['\"][^'\"]+['\"]\]\.?")
+ROOT = lazy_regex(r"^(?:L|G)\[['\"][^'\"]+['\"]\]\.?")
 
 
 def install(session: Any):
@@ -24,7 +26,11 @@ def install(session: Any):
 
     original = OutputGraph.call_user_compiler
 
+    from tdiag.compiler.provenance import never_lowers
+
     def call_user_compiler(self, gm, *args, **kwargs):
+        if never_lowers(getattr(self, "compiler_fn", None)):  # eager/aot_eager: no kernel to name after a module
+            return original(self, gm, *args, **kwargs)
         try:
             session.write(_event(gm, getattr(self, "local_scope", None) or {}))
         except Exception as exc:  # diagnostics must never break the compile they watch

@@ -64,6 +64,8 @@ class TextReporter(Generic[Subject]):
 
 @dataclass(frozen=True)
 class ConsoleReporter:
+    """The end-of-run summary (reports/console.py) as a reporter."""
+
     name: str = "console"
     extensions: tuple[str, ...] = (".txt",)
     is_human_readable: bool = True

@@ -7,10 +7,10 @@ the line.
 
 from __future__ import annotations
 
-import re
+from tdiag.lazy_regex import lazy_regex
 
 ELLIPSIS = "…"
-_LOCATION = re.compile(r"(:\d+)+$")  # ":line" or ":line:col" at the end
+_LOCATION = lazy_regex(r"(:\d+)+$")  # ":line" or ":line:col" at the end
 
 
 def shorten_site(site: str, width: int) -> str:

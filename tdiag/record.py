@@ -15,11 +15,12 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from tdiag.errors import RecordError
+from tdiag.lean_dataclass import lean_dataclass
 
 FORMAT_NAME = "tdiag-record"
 FORMAT_VERSION = 1
@@ -100,7 +101,7 @@ class RecordWriter:
                 print(f"tdiag: the record {self.path} was removed while the program ran: nothing was kept", file=sys.stderr)
 
 
-@dataclass
+@lean_dataclass
 class RecordFile:
     """One event file, read lazily: iterate ``events()`` to stream it."""
 

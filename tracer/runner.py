@@ -13,14 +13,16 @@ import runpy
 import sys
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import TracebackType
 
 from tdiag.errors import TdiagError
+from tdiag.lean_dataclass import lean_dataclass
 
 
-@dataclass
+@lean_dataclass
 class Target:
+    """What `tdiag run` runs: a script path or a module name, with its arguments."""
+
     kind: str  # "script" or "module"
     name: str  # the script path as given, or the module name
     args: list[str]
@@ -69,8 +71,10 @@ def validate(target: Target) -> None:
             raise TdiagError(f"no module named {target.name!r}" + (f" ({reason})" if reason else ""))
 
 
-@dataclass
+@lean_dataclass
 class Outcome:
+    """How the program ended: exit code and why."""
+
     exit_code: int
     reason: str  # exit, exception, keyboard_interrupt
     system_exit: SystemExit | None = None

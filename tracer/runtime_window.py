@@ -32,6 +32,8 @@ from typing import Any
 
 from tdiag.tracer import dynamo_skip
 
+from tdiag.lean_dataclass import lean_dataclass
+
 Write = Callable[[dict[str, Any]], None]
 
 # Safety bound: a window whose next step boundary never comes (the program left its loop) is abandoned this long after
@@ -41,6 +43,8 @@ ABANDON_AFTER_S = 10.0
 
 @dataclass(frozen=True)
 class WindowSpec:
+    """Where the runtime window opens and how long it lasts (``--profile-window``)."""
+
     steps: int = 20  # measured steps
     # steps without a compile before the window opens: a training step compiles in its first call (forward and
     # backward) and often once more in its second (optimizer state, automatic dynamic); 2 quiet steps after that
@@ -97,6 +101,10 @@ class RuntimeWindow:
         self._measured_steps = 0
         self._last_boundary = (0.0, 0.0)  # (wall, perf_counter) of the last step boundary inside the window
         self._sampler: Any = None  # stack_sampler.StackSampler while the window is open
+        # Sample stacks only once a frame runs eagerly outside compiled code (failed to compile, past the recompile
+        # limit): the sampler thread takes the GIL every 0.5 ms, a cost every other measured figure would carry.
+        self._sample_stacks = False
+        self._step_thread: int | None = None  # the thread that opened the window: the one the sampler watches
         self._held: dict[str, Any] | None = None  # a complete window over a step that may still move (see _stop)
         self._undo: Callable[[], None] | None = None
 
@@ -220,10 +228,9 @@ class RuntimeWindow:
         self._profiler = profile(activities=activities)
         with _quiet_stderr():
             self._profiler.start()
-        from tdiag.tracer.stack_sampler import StackSampler
-
-        self._sampler = StackSampler(threading.get_ident())
-        self._sampler.start()
+        self._step_thread = threading.get_ident()
+        if self._sample_stacks:
+            self._start_sampler(self._step_thread)
         self.state = "measuring"
         self._compiles = []
         self._measured_steps = 0
@@ -275,6 +282,19 @@ class RuntimeWindow:
         # earlier one repeats, the step moves to it and a new window replaces this one.
         self._held = event
         self.state = "armed"
+
+    def sample_eager_frames(self) -> None:
+        """A frame now runs eagerly outside compiled code: its time is found by sampling stacks in the window (from
+        now on, if the window is already open: the samples' shares then cover the rest of the window)."""
+        self._sample_stacks = True
+        if self.state == "measuring" and self._sampler is None and self._step_thread is not None:
+            self._start_sampler(self._step_thread)
+
+    def _start_sampler(self, thread_id: int) -> None:
+        from tdiag.tracer.stack_sampler import StackSampler
+
+        self._sampler = StackSampler(thread_id)
+        self._sampler.start()
 
     def _stop_sampler(self) -> dict[str, Any] | None:
         sampler, self._sampler = self._sampler, None
@@ -361,7 +381,7 @@ class RuntimeWindow:
             self.write({"type": "runtime", "status": "not_measured", "reason": reason, "steps_seen": self._steps_seen})
 
 
-@dataclass
+@lean_dataclass
 class _Callable:
     """One compiled callable the program entered: its outermost calls, in all and inside the window."""
 

@@ -19,6 +19,7 @@ from tdiag.tracer.problems import CaptureProblems
 from tdiag.tracer.sources import SourceSnapshotter, offer_event_sources
 
 import tdiag
+from tdiag import torch_events as te
 from tdiag.record import RecordWriter
 
 Listener = Callable[[progress.CompileProgress], None]
@@ -241,12 +242,20 @@ class TraceSession:
 
     def _on_torch_event(self, name: str, metadata: dict[str, Any], payload: str | None) -> None:
         offer_event_sources(self.sources, name, metadata, payload)
+        if self.window is not None and name == te.COMPILATION_METRICS and _runs_eagerly(metadata.get(name)):
+            self.window.sample_eager_frames()
         if self.listener is not None:
             self._tell(progress.from_torch_event(name, metadata))
 
     def _tell(self, event: progress.CompileProgress | None) -> None:
         if event is not None and self.listener is not None:
             self.listener(event)
+
+
+def _runs_eagerly(metrics: Any) -> bool:
+    """A frame that failed to compile (Dynamo skipped it) or hit the recompile limit: it runs eagerly, outside any
+    compiled frame, where only the window's stack samples can cost it (BRK006, RCP005)."""
+    return isinstance(metrics, dict) and bool(metrics.get("fail_type") or metrics.get("fail_reason"))
 
 
 def record_exit(writer: RecordWriter, code: int | None, reason: str, started: float) -> None:

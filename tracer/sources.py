@@ -7,16 +7,16 @@ the interpreter's library or torch itself.
 from __future__ import annotations
 
 import os
-import re
 import sysconfig
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from tdiag import torch_events as te
+from tdiag.lazy_regex import lazy_regex
 from tdiag.record import RecordWriter, payload_hash
 
-FILE_IN_TRACEBACK = re.compile(r'File "([^"]+)", line \d+')
+FILE_IN_TRACEBACK = lazy_regex(r'File "([^"]+)", line \d+')
 MAX_SOURCE_BYTES = 2_000_000
 _LIBRARY_MARKERS = ("site-packages", "dist-packages")
 

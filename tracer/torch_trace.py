@@ -21,11 +21,13 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from tdiag import torch_events as te
+from tdiag.lazy_regex import lazy_regex
+from tdiag.lean_dataclass import lean_dataclass
 
 # Keys of the metadata dict that describe context rather than name the event (torch's trace_structured adds them).
 CONTEXT_KEYS = frozenset(
@@ -35,8 +37,8 @@ CONTEXT_KEYS = frozenset(
 DROPPED_METRIC_FIELDS = ("dynamo_config", "inductor_config")
 
 # "[rank0]:" only appears in non-trace torch logs, but costs nothing to accept. Groups: level, MMDD, HH:MM:SS, usec, pid.
-GLOG_PREFIX = re.compile(r"(?:\[rank\d+\]:)?([VIWEC])(\d{4}) (\d\d:\d\d:\d\d)\.(\d{6}) +(\d+) ")
-RANK_IN_FILE_NAME = re.compile(r"rank_(\d+)_")
+GLOG_PREFIX = lazy_regex(r"(?:\[rank\d+\]:)?([VIWEC])(\d{4}) (\d\d:\d\d:\d\d)\.(\d{6}) +(\d+) ")
+RANK_IN_FILE_NAME = lazy_regex(r"rank_(\d+)_")
 TRACE_LOG_GLOB = "dedicated_log_torch_trace*.log"
 REPORTED_PROBLEMS = 5  # per file: the first few bad lines are named, the rest only counted
 
@@ -60,8 +62,10 @@ def slim_metadata(name: str, metadata: dict[str, Any]) -> dict[str, Any]:
     return metadata
 
 
-@dataclass
+@lean_dataclass
 class TraceEvent:
+    """One structured-trace event: name, metadata, payload."""
+
     name: str
     meta: dict[str, Any]
     payload: str | None
@@ -70,7 +74,7 @@ class TraceEvent:
     line: int
 
 
-@dataclass
+@lean_dataclass
 class TraceLog:
     """One TORCH_TRACE log file (one process). Iterate ``events()`` once; the counters fill in as it streams."""
 
@@ -182,8 +186,10 @@ class TraceLog:
         self.problems.append(f"{self.path.name}:{lineno}: the log ends in the middle of an event (the process was cut short)")
 
 
-@dataclass
+@lean_dataclass
 class _Pending:
+    """An event whose payload lines are still arriving."""
+
     name: str
     meta: dict[str, Any]
     t: float | None
@@ -192,7 +198,7 @@ class _Pending:
     lines: list[str] = field(default_factory=list)
 
 
-@dataclass
+@lean_dataclass
 class LogHead:
     """What the first events of a log say about the process that wrote it (read before importing it)."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tdiag.tracer.sources import SourceSnapshotter, offer_event_sources
@@ -26,6 +26,7 @@ from tdiag.tracer.torch_trace import LogHead, TraceLog, find_trace_logs, read_he
 import tdiag
 from tdiag import torch_events as te
 from tdiag.errors import TdiagError
+from tdiag.lean_dataclass import lean_dataclass
 from tdiag.record import RecordWriter, record_file_name
 
 # Ranks of one job start together; logs further apart than this were probably not written by one job.
@@ -37,7 +38,7 @@ MISSING_FROM_LOGS = (
 
 
 # -- which logs, as which ranks ------------------------------------------------------------------------------------
-@dataclass
+@lean_dataclass
 class ImportPlan:
     logs: list[tuple[int | None, LogHead]]  # (rank, head), rank order
     notes: list[str] = field(default_factory=list)
@@ -84,7 +85,7 @@ def _mixed_runs_message(trace, clashes: dict[int | None, list[LogHead]]) -> str:
 
 
 # -- writing the record --------------------------------------------------------------------------------------------
-@dataclass
+@lean_dataclass
 class ImportResult:
     run_dir: Path
     events: int = 0

@@ -82,6 +82,8 @@ CLAIMS = ("breaks", "recompiles", "crashes")
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """A rule's identity and words: code, name, severity, summary, docs; claims, priority, cost model."""
+
     code: str
     name: str
     severity: str  # the level every finding of the rule has (SARIF's default level, ``tdiag rule``)
@@ -123,6 +125,8 @@ class Rule:
 
 @dataclass(frozen=True, slots=True)
 class Registered:
+    """A discovered rule: the Rule, its check, its module."""
+
     rule: Rule
     check: Callable[[RuleContext], Iterable[Finding] | None]
     module: ModuleType

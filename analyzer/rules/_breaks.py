@@ -7,10 +7,12 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tdiag.analyzer.evidence import BreakEvidence
 from tdiag.analyzer.model import Finding, GraphBreak, GraphKey
+
+from tdiag.lean_dataclass import lean_dataclass
 
 
 def site_code(b: GraphBreak) -> str:
@@ -35,7 +37,7 @@ def is_cascade(b: GraphBreak) -> bool:
     return any(m in b.reason.lower() for m in CASCADE_REASONS)
 
 
-@dataclass
+@lean_dataclass
 class Cause:
     """One distinct cause at one user line: torch's break type (GB id) and, for a break inside a library, where.
     ``breaks`` are its occurrences; ``cascades`` the breaks it caused (folded under it, shown as its chain)."""

@@ -15,16 +15,17 @@ return torch.tensor(values) * 2
 Keep the computation in tensor operations (vectorise), or move the conversion outside the compiled function.
 """
 
-import re
 
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._breaks import reason_text, site_code
+
+from tdiag.lazy_regex import lazy_regex
 
 RULE = Rule("BRK003", "tensor-to-python", "warning", ".tolist()/.numpy() leave the graph", suggester="to_python",
             claims="breaks", priority=40,
             message="graph break: tensor converted to Python data ({reason}){where}",
             fix="keep it a tensor (vectorise), or move the conversion out of the compiled code")
-TO_PYTHON = re.compile(r"\.(tolist|numpy)\s*\(")
+TO_PYTHON = lazy_regex(r"\.(tolist|numpy)\s*\(")
 
 
 def matches(b) -> bool:

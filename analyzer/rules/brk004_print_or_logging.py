@@ -16,16 +16,17 @@ Move the call out of the compiled function, or let Dynamo defer it:
 `torch._dynamo.config.reorderable_logging_functions.add(print)`.
 """
 
-import re
 
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._breaks import reason_text, site_code
+
+from tdiag.lazy_regex import lazy_regex
 
 RULE = Rule("BRK004", "print-or-logging", "warning", "print/logging/warnings inside compiled code",
             suggester="logging_call", claims="breaks", priority=20,
             message="graph break: logging side effect in compiled code ({reason}){where}",
             fix="move it out of the compiled code, or add it to torch._dynamo.config.reorderable_logging_functions")
-LOGGING_CALL = re.compile(r"\b(print|logging\.\w+|logger\.\w+|log\.\w+|warnings\.warn)\s*\(")
+LOGGING_CALL = lazy_regex(r"\b(print|logging\.\w+|logger\.\w+|log\.\w+|warnings\.warn)\s*\(")
 LOGGING_REASONS = ("builtin operator `print`", "logging")
 
 

@@ -22,7 +22,9 @@ import re
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._crashes import quoted, raised_at
 
-WRAPPED = re.compile(r"got ((?:RuntimeError|TypeError|ValueError|IndexError|AssertionError)\(.*\))\s*$", re.M)
+from tdiag.lazy_regex import lazy_regex
+
+WRAPPED = lazy_regex(r"got ((?:RuntimeError|TypeError|ValueError|IndexError|AssertionError)\(.*\))\s*$", re.M)
 RULE = Rule("CRS099", "compile-stack-error", "error", "An error from inside torch.compile stopped the program",
             claims="crashes")
 

@@ -47,6 +47,33 @@ def test_run_with_summary_loads_no_heavy_module_beyond_the_program(tmp_path: Pat
     assert _loaded(TRACED, str(tmp_path / "run")) == baseline
 
 
+# Every class tdiag defines on the way to the summary, as ``tdiag run`` loads them: a plain ``@dataclass`` compiles
+# __init__, __eq__ and __repr__ from source, and one without a docstring calls inspect.signature for its __doc__.
+DEFINITIONS = f"""
+import dataclasses, json, sys
+from tdiag.cli import main
+from tdiag.lean_dataclass import _eq
+code = main(["run", "--no-tui", "--no-profile", "-o", sys.argv[1], {str(PROGRAM)!r}])
+costly = []
+for name, module in list(sys.modules.items()):
+    for value in list(vars(module).values()) if name.startswith("tdiag") else []:
+        if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == name:
+            frozen = value.__dataclass_params__.frozen
+            if not frozen and value.__eq__ is not _eq:
+                costly.append(f"{{name}}.{{value.__name__}}: @dataclass, use @lean_dataclass")
+            if (value.__doc__ or "").startswith(value.__name__ + "("):
+                costly.append(f"{{name}}.{{value.__name__}}: no docstring")
+print(json.dumps(sorted(set(costly))))
+sys.exit(code)
+"""
+
+
+def test_the_summary_path_defines_its_classes_cheaply(tmp_path: Path) -> None:
+    """Issue 26: the end-of-run path's cost was mostly its imports, and most of those the ~60 dataclasses of the model
+    (benchmarks/bench_overhead.py --instructions, README). A new class there stays as cheap as the others."""
+    assert _loaded(DEFINITIONS, str(tmp_path / "run")) == []
+
+
 CUDA_PROGRAM = """
 import torch
 print("initialised before the program:", torch.cuda.is_initialized())

@@ -6,7 +6,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[2]  # tests/integration: it builds a real wheel with pip
 
 
 def test_wheel_contains_exactly_the_tdiag_tree(tmp_path):
