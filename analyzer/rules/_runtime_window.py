@@ -30,3 +30,19 @@ def step_site(ctx, runtime: RuntimeSummary) -> str:
         if graph.path and (path == graph.path or path.endswith("/" + graph.path)):
             return graph.path
     return path
+
+
+def step_anchor(ctx, runtime: RuntimeSummary) -> dict:
+    """Where a finding about the whole step goes: the step callable's def when it is the user's code; when it is a
+    library's (a compiled ``nn.Sequential``: its ``forward`` is torch's), the user's line that entered its frame,
+    with the library frame kept beside it."""
+    path, line = step_site(ctx, runtime), runtime.step_line or 1
+    # the step's frame: its code's file and line, or its name (torch compiles a module's forward through its own
+    # wrapper, whose file the graph then carries)
+    frames = [g for g in ctx.analysis.graphs if (g.path, g.line) == (path, line)] or [
+        g for g in ctx.analysis.graphs if runtime.step_function and g.code_name == runtime.step_function]
+    if frames:
+        site, library = ctx.graph_anchor(min(frames, key=lambda g: (g.frame_id, g.frame_compile_id)))
+        if library is not None or site.path == path:
+            return {"path": site.path, "line": site.line, "library_frame": library}
+    return {"path": path, "line": line}

@@ -25,7 +25,7 @@ preparation) into the compiled region. Data movement: move batches with `non_blo
 
 from tdiag.analyzer.evidence import RuntimeShareEvidence
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._runtime_window import lead_window, ms_per_step, step_site
+from tdiag.analyzer.rules._runtime_window import lead_window, ms_per_step, step_anchor
 
 RULE = Rule("RUN001", "eager-step-share", "warning", "A large share of the measured step runs outside compiled code",
             cost="eager_other")
@@ -61,7 +61,7 @@ def check(ctx):
             f"ms of {ms_per_step(runtime.window_s, runtime):.3g} ms) runs outside compiled code: {listed}"
             + (f" (partial window of {runtime.steps} steps)" if runtime.partial else ""),
             fix="; ".join(fixes) or FIXES.get(top, FIXES["python"]),
-            path=step_site(ctx, runtime), line=runtime.step_line or 1, function=runtime.step_function,
+            **step_anchor(ctx, runtime), function=runtime.step_function,
             impact=share,
             evidence=RuntimeShareEvidence(
                 seconds=round(other, 6), share=round(share, 4), steps=runtime.steps, partial=runtime.partial,

@@ -21,7 +21,7 @@ The cost shown is the device's idle time in the step: the most CUDA graphs can w
 
 from tdiag.analyzer.evidence import RuntimeShareEvidence
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._runtime_window import lead_window, ms_per_step, step_site
+from tdiag.analyzer.rules._runtime_window import lead_window, ms_per_step, step_anchor
 
 RULE = Rule("RUN002", "launch-bound", "warning", "The GPU sat idle most of the measured step: launch-bound")
 MIN_IDLE = 0.5  # of the window
@@ -41,7 +41,7 @@ def check(ctx):
             f"({ms_per_step(idle, runtime):.3g} ms of {ms_per_step(runtime.window_s, runtime):.3g} ms; busy "
             f"{ms_per_step(runtime.device_busy_s, runtime):.3g} ms): the host launches work slower than the GPU runs it",
             fix='compile with mode="reduce-overhead" (CUDA graphs: one launch per step), or use larger batches',
-            path=step_site(ctx, runtime), line=runtime.step_line or 1, function=runtime.step_function, impact=share,
+            **step_anchor(ctx, runtime), function=runtime.step_function, impact=share,
             evidence=RuntimeShareEvidence(
                 seconds=round(idle, 6), share=round(share, 4), steps=runtime.steps, partial=runtime.partial,
                 device_busy_s=runtime.device_busy_s,

@@ -82,3 +82,8 @@ def test_an_eager_optimizer_step_is_a_finding_with_the_optimizer_fix(tmp_path, s
     assert max(parts, key=parts.get) == "optimizer"
     assert "foreach" in run001.fix and "torch.compile(opt.step)" in run001.fix
     assert analysis.summary.runtime.step_function == "Sequential.forward"
+    # Sequential.forward is torch's code: the finding goes on the user's line that calls the compiled model, with
+    # torch's frame kept beside it
+    source = (Path(__file__).parent / "programs" / "eager_optimizer.py").read_text().splitlines()
+    assert run001.path.endswith("eager_optimizer.py") and source[run001.line - 1].strip() == "loss = compiled(x).sum()"
+    assert run001.library_frame is not None and "torch" in run001.library_frame.path
