@@ -104,8 +104,8 @@ def _cost(analysis: Analysis, f: Finding, windows: list[RankWindow], total_compi
 def _net_of_sampled(analysis: Analysis) -> None:
     """The window's other eager time (``eager_other`` findings) includes what the skipped/fallback frames
     (``samples`` findings) cost: counted once, there."""
-    sampled = [f for f in analysis.findings if cost_model(f) == "samples"]
-    explained = sum(f.cost.total_s for f in sampled if f.cost and f.cost.basis == "measured")
+    sampled = [f for f in analysis.findings if cost_model(f) == "samples" and f.cost and f.cost.basis == "measured"]
+    explained = sum(f.cost.total_s for f in sampled)
     if not explained:
         return
     codes = "/".join(sorted({f.code for f in sampled}))

@@ -15,7 +15,7 @@ from typing import Literal, TextIO
 from tdiag.analyzer import capture_health
 from tdiag.analyzer.crash import headline as crash_headline
 from tdiag.analyzer.model import Analysis, Finding
-from tdiag.reports.cost_format import cost_caveats, cost_label, runtime_detail_lines, runtime_line
+from tdiag.reports.cost_format import cost_label, lower_bound_notes, runtime_detail_lines, runtime_line
 from tdiag.reports.site_text import shorten_site
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -82,8 +82,8 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
     if shown:
         # fitted: a word longer than a line is never cut
         lines += [("fitted", line) for line in findings_lines(shown, width, with_cost=s.runtime is not None)]
-        # what a ≥ figure leaves out (not the other caveats: the TUI, HTML and lint detail carry those)
-        lines += [("wrap", [(caveat, "dim")]) for caveat in cost_caveats([f.cost for f in shown if f.cost and f.cost.lower_bound])]
+        # what a ≥ figure leaves out (the other caveats are in the TUI, HTML and JSON detail)
+        lines += [("wrap", [(note, "dim")]) for note in lower_bound_notes([f.cost for f in shown])]
     hidden = len(analysis.findings) - len(shown)
     if hidden:
         lines.append(("wrap", [(f"... and {hidden} more finding(s), informational or beyond the top {MAX_ROWS}", "dim")]))

@@ -37,13 +37,10 @@ def bound_mark(cost: Cost) -> str:
     return LOWER_BOUND if cost.lower_bound else ""
 
 
-def cost_caveats(costs: list[Cost | None]) -> list[str]:
-    """One line per distinct caveat of these costs, ``≥``-marked ones first: a table's footnote."""
-    seen: dict[str, bool] = {}
-    for cost in costs:
-        if cost is not None and cost.basis != "none" and cost.caveat:
-            seen[cost.caveat] = seen.get(cost.caveat, False) or cost.lower_bound
-    return [f"{LOWER_BOUND} {text}" if bound else f"cost: {text}" for text, bound in sorted(seen.items(), key=lambda kv: not kv[1])]
+def lower_bound_notes(costs: list[Cost | None]) -> list[str]:
+    """A table's footnote: ``≥ <what it leaves out>``, once per distinct caveat of the ``≥`` figures among these."""
+    caveats = (c.caveat for c in costs if c is not None and c.basis != "none" and c.lower_bound and c.caveat)
+    return [f"{LOWER_BOUND} {text}" for text in dict.fromkeys(caveats)]
 
 
 def runtime_line(runtime: RuntimeSummary | None) -> str | None:
