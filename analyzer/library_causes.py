@@ -11,18 +11,19 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from importlib import resources
 
 from tdiag.analyzer.evidence import BreakEvidence, CudaGraphEvidence, RecompileEvidence
 from tdiag.analyzer.model import Finding, Frame
 
 from tdiag.lazy_regex import lazy_regex
+from tdiag.lean_dataclass import lean_dataclass
 
 _SITE_PACKAGES = lazy_regex(r"^<(?:site-packages|dist-packages)>/")
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class FramePattern:
     path: str  # a fragment of the display path, e.g. "torch_geometric/utils/_scatter.py"
     function: str = ""  # a fragment of the function name ("" matches any)
@@ -31,7 +32,7 @@ class FramePattern:
         return self.path in frame.path and self.function in (frame.function or "")
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class LibraryCause:
     id: str
     library: str

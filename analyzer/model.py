@@ -12,7 +12,7 @@ import importlib
 import re
 import types
 import typing
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tdiag.analyzer.evidence import Evidence, OtherEvidence, evidence_class
@@ -26,7 +26,7 @@ SEVERITIES = ("error", "warning", "info")  # ranked: error first
 SEVERITY_RANK = {name: i for i, name in enumerate(SEVERITIES)}
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class GraphKey:
     """Names one compiled graph: compile ids ("0/0") repeat across ranks, so every lookup carries the rank too.
     ``rank`` is None for single-process runs."""

@@ -9,15 +9,15 @@ already spread over the kernels' lines. Nothing here for a record without a meas
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 
 from tdiag.analyzer.cost import cost_model
 from tdiag.analyzer.model import Analysis
+from tdiag.lean_dataclass import lean_dataclass
 
 HEAT_LEVELS = 4  # 1 (cool) .. 4 (hottest); 0: no measured time
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class LineHeat:
     seconds: float  # measured time attributed to the line over the window
     share: float | None  # of the window

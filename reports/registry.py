@@ -11,11 +11,11 @@ import io
 import json
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Protocol, TextIO, TypeVar
 
 from tdiag.errors import TdiagError
+from tdiag.lean_dataclass import lean_dataclass
 
 if TYPE_CHECKING:
     from tdiag.analyzer.diff import AnalysisDiff as DiffResult
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from tdiag.fixing.loop import FixReport
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class ReportOptions:
     """What a reporter may be told besides its subject; each reporter reads the fields it needs."""
 
@@ -49,7 +49,7 @@ class Reporter(Protocol[Subject]):
         """Write ``subject`` to ``out``."""
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class TextReporter(Generic[Subject]):
     """A reporter made of a function that returns the whole text."""
 
@@ -62,7 +62,7 @@ class TextReporter(Generic[Subject]):
         out.write(self.to_text(subject, options))
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class ConsoleReporter:
     """The end-of-run summary (reports/console.py) as a reporter."""
 

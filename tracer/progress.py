@@ -5,15 +5,15 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from tdiag import torch_events as te
+from tdiag.lean_dataclass import lean_dataclass
 
 ProgressKind = Literal["compile_start", "compile_end", "frame", "compiled", "graph_break", "recompile"]
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class CompileProgress:
     """What a live display needs to know, in tdiag's words: torch's event names stay inside the capture."""
 

@@ -27,7 +27,6 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from tdiag.tracer import dynamo_skip
@@ -41,7 +40,7 @@ Write = Callable[[dict[str, Any]], None]
 ABANDON_AFTER_S = 10.0
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class WindowSpec:
     """Where the runtime window opens and how long it lasts (``--profile-window``)."""
 

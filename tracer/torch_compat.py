@@ -11,12 +11,12 @@ not listed here. Standard library only: reading this list imports no torch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tdiag.lean_dataclass import lean_dataclass
 
 TESTED = ("2.9.1", "2.11.0", "2.13.0")  # docs/torch-versions.md; 2.11 also on CUDA (GPU machine)
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class Touchpoint:
     name: str  # dotted path: module, then attributes (a logger: the logger's name)
     used_in: str  # the tdiag module that touches it

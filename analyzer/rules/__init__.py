@@ -51,10 +51,11 @@ import dataclasses
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from tdiag.lean_dataclass import lean_dataclass
 
 if TYPE_CHECKING:
     from tdiag.analyzer.model import Analysis, Finding, Frame, Site
@@ -80,7 +81,7 @@ SEVERITIES = ("error", "warning", "info")
 CLAIMS = ("breaks", "recompiles", "crashes")
 
 
-@dataclass(frozen=True, slots=True)
+@lean_dataclass(frozen=True)
 class Rule:
     """A rule's identity and words: code, name, severity, summary, docs; claims, priority, cost model."""
 
@@ -123,7 +124,7 @@ class Rule:
         return Finding(code=self.code, name=self.name, severity=self.severity, **fields)
 
 
-@dataclass(frozen=True, slots=True)
+@lean_dataclass(frozen=True)
 class Registered:
     """A discovered rule: the Rule, its check, its module."""
 

@@ -48,18 +48,18 @@ def test_run_with_summary_loads_no_heavy_module_beyond_the_program(tmp_path: Pat
 
 
 # Every class tdiag defines on the way to the summary, as ``tdiag run`` loads them: a plain ``@dataclass`` compiles
-# __init__, __eq__ and __repr__ from source, and one without a docstring calls inspect.signature for its __doc__.
+# __init__, __eq__ and __repr__ from source (a frozen one three more), and one without a docstring calls
+# inspect.signature for its __doc__.
 DEFINITIONS = f"""
 import dataclasses, json, sys
 from tdiag.cli import main
-from tdiag.lean_dataclass import _eq
+from tdiag.lean_dataclass import _eq, _init
 code = main(["run", "--no-tui", "--no-profile", "-o", sys.argv[1], {str(PROGRAM)!r}])
 costly = []
 for name, module in list(sys.modules.items()):
     for value in list(vars(module).values()) if name.startswith("tdiag") else []:
         if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == name:
-            frozen = value.__dataclass_params__.frozen
-            if not frozen and value.__eq__ is not _eq:
+            if value.__init__ is not _init and value.__eq__ is not _eq:
                 costly.append(f"{{name}}.{{value.__name__}}: @dataclass, use @lean_dataclass")
             if (value.__doc__ or "").startswith(value.__name__ + "("):
                 costly.append(f"{{name}}.{{value.__name__}}: no docstring")

@@ -1,5 +1,5 @@
 """The two stand-ins that keep the end-of-run summary cheap to import (issue 26) behave as what they replace:
-``lean_dataclass`` as ``dataclass`` (equality, repr, hashability), ``lazy_regex`` as ``re.compile`` (and every
+``lean_dataclass`` as ``dataclass`` (init, equality, repr, hashability, frozen), ``lazy_regex`` as ``re.compile`` (and every
 pattern in the package compiles: a typo no longer fails at import, so this test is where it fails)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 
 import tdiag
 from tdiag.lazy_regex import LazyPattern, lazy_regex
+from tdiag import lean_dataclass as lean_dataclass_module
 from tdiag.lean_dataclass import lean_dataclass
 
 
@@ -63,9 +64,97 @@ def test_equality_repr_and_hash_as_dataclass():
     assert [f.name for f in dataclasses.fields(LeanChild)] == ["a", "b", "hidden", "c"]
 
 
-def test_frozen_is_refused():
-    with pytest.raises(TypeError):
-        lean_dataclass(frozen=True)
+@dataclass(frozen=True)
+class PlainKey:
+    rank: int
+    frame: int | None = None
+    tags: tuple = ()
+    note: str = field(default="", compare=False)
+
+
+@lean_dataclass(frozen=True)
+class LeanKey:
+    rank: int
+    frame: int | None = None
+    tags: tuple = ()
+    note: str = field(default="", compare=False)
+
+
+@dataclass(kw_only=True)
+class PlainInit:
+    a: int
+    b: list = field(default_factory=list)
+    derived: int = field(init=False, default=0)
+    made: list = field(init=False, default_factory=lambda: ["made"])
+
+    def __post_init__(self) -> None:
+        self.derived = self.a * 2
+
+
+@lean_dataclass(kw_only=True)
+class LeanInit:
+    a: int
+    b: list = field(default_factory=list)
+    derived: int = field(init=False, default=0)
+    made: list = field(init=False, default_factory=lambda: ["made"])
+
+    def __post_init__(self) -> None:
+        self.derived = self.a * 2
+
+
+def _state(obj) -> dict:
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+
+
+def _failure(call) -> str:
+    with pytest.raises(TypeError) as raised:
+        call()
+    return str(raised.value).split("__init__() ", 1)[-1]
+
+
+def test_frozen_as_dataclass():
+    for args, kwargs in [((0,), {}), ((1, 2), {"tags": ("x",)}), ((), {"rank": 3, "note": "n"})]:
+        plain, lean = PlainKey(*args, **kwargs), LeanKey(*args, **kwargs)
+        assert _state(lean) == _state(plain)
+        assert hash(lean) == hash(plain)  # both hash the tuple of compared fields
+        assert repr(lean) == repr(plain).replace("PlainKey", "LeanKey")
+    assert LeanKey(1, note="a") == LeanKey(1, note="b") and len({LeanKey(1, note="a"), LeanKey(1, note="b")}) == 1
+    key = LeanKey(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        key.rank = 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del key.rank
+    assert dataclasses.replace(key, frame=5) == LeanKey(1, 5) and key.frame is None
+
+
+def test_init_as_dataclass():
+    """Parameters, defaults, factories, init=False fields, __post_init__ and the errors, before and after the class
+    switches to the generated __init__ (COMPILE_AFTER instances)."""
+    for round_ in range(lean_dataclass_module.COMPILE_AFTER + 2):
+        plain, lean = PlainInit(a=round_), LeanInit(a=round_)
+        assert _state(lean) == _state(plain) and lean.derived == 2 * round_ and lean.made == ["made"]
+        assert LeanInit(a=1).b is not LeanInit(a=1).b  # a fresh list per instance
+        assert LeanKey(round_, frame=1) == LeanKey(round_, 1)
+    assert LeanInit.__init__ is not lean_dataclass_module._init  # switched to dataclass's own code
+    fresh = lean_dataclass(kw_only=True)(type("Fresh", (), {"__annotations__": {"a": "int"}, "__doc__": "d"}))
+    for plain_call, lean_call in [(lambda: PlainInit(), lambda: fresh()),
+                                  (lambda: PlainInit(1), lambda: fresh(1)),
+                                  (lambda: PlainInit(a=1, c=2), lambda: fresh(a=1, c=2))]:
+        assert _failure(lean_call).split(":")[0].split(" ")[0:2] == _failure(plain_call).split(":")[0].split(" ")[0:2]
+    assert "'a'" in _failure(lambda: fresh())
+    assert "unexpected keyword argument 'c'" in _failure(lambda: fresh(a=1, c=2))
+    assert "multiple values for argument 'a'" in _failure(lambda: Lean(1, a=2))
+    assert "takes 4 positional arguments but 5 were given" in _failure(lambda: Lean(1, [], 0, 9))
+
+
+def test_what_dataclass_refuses_or_lean_does_not_do():
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        lean_dataclass(type("Bad", (), {"__annotations__": {"a": "int", "b": "int"}, "a": 1, "__doc__": "d"}))
+    for option in ("slots", "eq", "init", "order"):
+        with pytest.raises(TypeError):
+            lean_dataclass(**{option: True})
+    with pytest.raises(TypeError, match="InitVar"):
+        lean_dataclass(type("WithInitVar", (), {"__annotations__": {"a": dataclasses.InitVar[int]}, "__doc__": "d"}))
 
 
 def test_lazy_regex_compiles_on_first_use():
