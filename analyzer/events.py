@@ -264,7 +264,7 @@ def _load_file(rf: RecordFile, log: EventLog) -> None:
     header = _clean_header(rf.header, log)
     rank = header.get("rank")
     log.headers.append(header)
-    for ev in rf.events():
+    for ev in rf.events(blob_text=False):  # a blob's text stays in the file until asked for (BlobStore)
         kind = ev["type"]
         fields = EVENT_FIELDS.get(kind)
         if fields is not None:
@@ -279,7 +279,7 @@ def _load_file(rf: RecordFile, log: EventLog) -> None:
             else:
                 log.stats["malformed_fields"] += 1
         elif kind == "blob":
-            if isinstance(ev.get("hash"), str) and isinstance(ev.get("text"), str):
+            if isinstance(ev.get("hash"), str) and isinstance(ev.get("text", ""), str):
                 log.blobs.add_ref(ev["hash"], rf.path, rf.offset)
         elif kind == "break_site":
             log.break_sites.append({**ev, "rank": rank})

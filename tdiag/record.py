@@ -33,6 +33,15 @@ KNOWN_EVENT_TYPES = frozenset(
 )
 
 
+# The layout RecordWriter gives a blob line (compact separators, this key order, a 20-hex-digit hash): a reader that
+# needs only the hash and the line's offset (the text is read when asked for) recognises it without decoding it.
+_BLOB_PREFIX = b'{"type":"blob","hash":"'
+_BLOB_TEXT_AT = len(_BLOB_PREFIX) + 20
+_BLOB_TEXT_KEY = b'","text":"'
+# The C scanner behind json.loads, called directly: one JSON value from a position (no per-line wrapper work).
+_scan_json = json.JSONDecoder().scan_once
+
+
 def record_file_name(rank: int | None) -> str:
     return "events" + RECORD_SUFFIX if rank is None else f"events.rank{rank}{RECORD_SUFFIX}"
 
@@ -112,8 +121,11 @@ class RecordFile:
     problems: list[str] = field(default_factory=list)
     offset: int = 0  # byte offset of the line of the event last yielded: lets a reader come back for a big payload
 
-    def events(self) -> Iterator[dict[str, Any]]:
-        """Yield events after the header; tolerate a truncated last line and count what is not understood."""
+    def events(self, blob_text: bool = True) -> Iterator[dict[str, Any]]:
+        """Yield events after the header; tolerate a truncated last line and count what is not understood.
+
+        ``blob_text=False``: a complete blob line is yielded as ``{"type": "blob", "hash": ...}`` without decoding its
+        text (most of a record's bytes), for a reader that comes back for it at ``offset``."""
         with open(self.path, "rb") as fh:
             next_offset = len(fh.readline())
             lineno = 1
@@ -124,9 +136,12 @@ class RecordFile:
                 if pending is not None:
                     self._bad_line(lineno - 1)
                     pending = None
-                try:
-                    event = json.loads(raw)
-                except ValueError:
+                if not blob_text and raw.startswith(_BLOB_PREFIX) and _is_whole_blob_line(raw):
+                    self.stats["blob"] += 1
+                    yield {"type": "blob", "hash": raw[len(_BLOB_PREFIX):_BLOB_TEXT_AT].decode("ascii")}
+                    continue
+                event = _decode_line(raw)
+                if event is None:
                     pending = raw  # may be the torn last line of a killed run
                     continue
                 if not isinstance(event, dict) or not isinstance(event.get("type"), str):
@@ -144,6 +159,29 @@ class RecordFile:
         self.stats["corrupt_lines"] += 1
         if self.stats["corrupt_lines"] <= 5:
             self.problems.append(f"{self.path.name}:{lineno}: not a record event, skipped")
+
+
+def _decode_line(raw: bytes) -> Any:
+    """One JSON value filling the line (surrounding whitespace allowed), as ``json.loads`` reads it; None if not."""
+    try:
+        text = raw.decode("utf-8", "surrogatepass")
+        start = len(text) - len(text.lstrip())
+        value, end = _scan_json(text, start)
+    except (UnicodeDecodeError, StopIteration, ValueError, RecursionError):
+        return None
+    return value if end == len(text) or not text[end:].strip() else None
+
+
+def _is_whole_blob_line(raw: bytes) -> bool:
+    """The writer's blob layout with a hex hash, closed as the writer closes it (a torn line is not)."""
+    head = raw[len(_BLOB_PREFIX):_BLOB_TEXT_AT]
+    if raw[_BLOB_TEXT_AT:_BLOB_TEXT_AT + len(_BLOB_TEXT_KEY)] != _BLOB_TEXT_KEY or len(head) != 20:
+        return False
+    body = raw.rstrip(b"\r\n")
+    if not body.endswith(b'"}') or len(body) < _BLOB_TEXT_AT + len(_BLOB_TEXT_KEY) + 2:
+        return False
+    escapes = len(body) - 2 - len(body[:-2].rstrip(b"\\"))  # an odd run of backslashes escapes the quote
+    return escapes % 2 == 0 and all(c in b"0123456789abcdef" for c in head)
 
 
 def _read_header(path: Path) -> dict[str, Any]:

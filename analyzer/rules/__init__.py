@@ -76,6 +76,17 @@ FAMILIES = {
 FAMILY_MARKS = {"BRK": "break", "RCP": "recompile", "DYN": "recompile", "DIV": "recompile"}
 # How a family's findings are costed (analyzer/cost.py's models; default: no cost). A rule overrides it with cost=.
 FAMILY_COSTS = {"BRK": "break", "RCP": "compile", "DYN": "compile", "CMP": "compile", "LOW": "kernels", "RUN": "evidence"}
+# What every rule of a family reads. Where the analysis lacks it none of them can find anything, and their modules
+# are not even imported (a short run's summary needs ~20 of the ~34; issue 26). A family whose rules may find
+# something without such an input stays out of this table (DST: DST002 is about nothing having compiled).
+# tests/contract/test_rule_inputs.py runs every rule of these families on real records that lack the input.
+FAMILY_INPUTS: dict[str, Callable[[RuleContext], bool]] = {
+    "CRS": lambda ctx: bool(ctx.analysis.crashes),  # every CRS rule claims the exception that stopped the program
+    "CGR": lambda ctx: any(g.cudagraph for g in ctx.analysis.graphs),
+    "LOW": lambda ctx: any(g.kernels for g in ctx.analysis.graphs),
+    "DIV": lambda ctx: len(ctx.analysis.run.ranks) > 1,
+    "RUN": lambda ctx: ctx.measured_window is not None,
+}
 COST_MODELS = ("break", "compile", "kernels", "evidence", "eager_other", "samples")
 SEVERITIES = ("error", "warning", "info")
 CLAIMS = ("breaks", "recompiles", "crashes")
@@ -136,9 +147,17 @@ class Registered:
 class RuleContext:
     """What every rule reads: the Analysis, the log, and views of them computed once and shared."""
 
-    def __init__(self, analysis: Analysis, log: Any = None):
+    def __init__(self, analysis: Analysis, log: Any = None, rules: list[Registered] | None = None):
         self.analysis = analysis
         self.log = log  # the EventLog the analysis was built from (None when re-analysing an exported Analysis)
+        self.rules = rules  # the rules run over it (None: every registered rule)
+
+    @cached_property
+    def measured_window(self):
+        """The runtime window of the lowest rank that measured one (a RuntimeSummary), or None."""
+        from tdiag.analyzer.rules._runtime_window import lead_window
+
+        return lead_window(self)
 
     @cached_property
     def frame_sites(self) -> dict[tuple, Site]:
@@ -161,17 +180,18 @@ class RuleContext:
         """rule code -> the break causes it owns (``_breaks.Cause``), each cause owned by one claiming rule."""
         from tdiag.analyzer.rules._breaks import claim_breaks
 
-        return claim_breaks(self.analysis.breaks, claimants("breaks"))
+        return claim_breaks(self.analysis.breaks, claimants("breaks", self.rules))
 
     @cached_property
     def recompile_causes(self) -> dict[str, list]:
         """rule code -> [(user site, recompiles)] it owns."""
         from tdiag.analyzer.rules._recompiles import claim_recompiles
 
-        return claim_recompiles(self, claimants("recompiles"))
+        return claim_recompiles(self, claimants("recompiles", self.rules))
 
 
-_REGISTRY: dict[str, Registered] | None = None
+_MODULES: dict[str, str] | None = None  # code -> module name
+_LOADED: dict[str, Registered | None] = {}  # code -> its imported rule (None: the module defines no RULE)
 
 
 def _load(module: ModuleType) -> Registered | None:
@@ -198,24 +218,51 @@ def _load(module: ModuleType) -> Registered | None:
     return Registered(rule, check, module)
 
 
-def registry() -> dict[str, Registered]:
-    """code -> Registered (rule, check, module), discovered once from this package."""
-    global _REGISTRY
-    if _REGISTRY is None:
-        found = {}
+def rule_modules() -> dict[str, str]:
+    """code -> module name, from the package's file names (``brk001_data_dependent_branch`` -> BRK001), imported
+    by none of this; ``_load`` checks that a module's RULE has the code its file name says."""
+    global _MODULES
+    if _MODULES is None:
+        _MODULES = {}
         for info in pkgutil.iter_modules(__path__):
-            if info.name.startswith("_"):
-                continue
-            entry = _load(importlib.import_module(f"{__name__}.{info.name}"))
-            if entry is not None:
-                found[entry.rule.code] = entry
-        _REGISTRY = dict(sorted(found.items()))
-    return _REGISTRY
+            code = info.name.split("_", 1)[0].upper()
+            if not info.name.startswith("_") and code.rstrip("0123456789") and code[-1:].isdigit():
+                _MODULES[code] = f"{__name__}.{info.name}"
+    return _MODULES
 
 
-def claimants(claims: str) -> list[Registered]:
+def _entry(code: str) -> Registered | None:
+    if code not in _LOADED:
+        module_name = rule_modules().get(code)
+        _LOADED[code] = _load(importlib.import_module(module_name)) if module_name else None
+        if _LOADED[code] is not None and _LOADED[code].rule.code != code:
+            raise TypeError(f"{module_name}: RULE.code is {_LOADED[code].rule.code}, its file name says {code}")
+    return _LOADED[code]
+
+
+def registry() -> dict[str, Registered]:
+    """code -> Registered (rule, check, module): every rule, each module imported once."""
+    return {code: entry for code in sorted(rule_modules()) if (entry := _entry(code)) is not None}
+
+
+def applicable(ctx: RuleContext) -> list[Registered]:
+    """The rules that can find something in ctx's analysis: families whose input (FAMILY_INPUTS) it has."""
+    has_input: dict[str, bool] = {}
+    entries = []
+    for code in sorted(rule_modules()):
+        family = code.rstrip("0123456789")
+        present = FAMILY_INPUTS.get(family)
+        if present is not None and not has_input.setdefault(family, present(ctx)):
+            continue
+        if (entry := _entry(code)) is not None:
+            entries.append(entry)
+    return entries
+
+
+def claimants(claims: str, rules: list[Registered] | None = None) -> list[Registered]:
     """The rules competing for breaks or recompiles, in priority order."""
-    return sorted((e for e in registry().values() if e.rule.claims == claims), key=lambda e: (e.rule.priority, e.rule.code))
+    return sorted((e for e in (registry().values() if rules is None else rules) if e.rule.claims == claims),
+                  key=lambda e: (e.rule.priority, e.rule.code))
 
 
 def all_rules() -> list[Rule]:
@@ -223,7 +270,7 @@ def all_rules() -> list[Rule]:
 
 
 def get_rule(code: str) -> Rule | None:
-    entry = registry().get(code.upper())
+    entry = _entry(code.upper()) if isinstance(code, str) else None
     return entry.rule if entry else None
 
 
@@ -236,9 +283,10 @@ def families() -> dict[str, str]:
 
 
 def run_rules(analysis: Analysis, log: Any) -> list[Finding]:
-    """Every rule's findings, without suggestions (``suggestions.attach_suggestions`` adds them)."""
+    """Every applicable rule's findings, without suggestions (``suggestions.attach_suggestions`` adds them)."""
     ctx = RuleContext(analysis, log)
+    ctx.rules = applicable(ctx)
     findings: list[Finding] = []
-    for entry in registry().values():
+    for entry in ctx.rules:
         findings.extend(entry.check(ctx) or [])
     return findings

@@ -48,7 +48,7 @@ def throwaway_rule(tmp_path, monkeypatch):
     folder.mkdir()
     (folder / "zzz001_throwaway_rule.py").write_text(textwrap.dedent(RULE_FILE))
     monkeypatch.setattr(rules, "__path__", [*rules.__path__, str(folder)])
-    monkeypatch.setattr(rules, "_REGISTRY", None)  # discovered again, then the old registry comes back
+    monkeypatch.setattr(rules, "_MODULES", None)  # discovered again, then the old list comes back
     yield
     sys.modules.pop("tdiag.analyzer.rules.zzz001_throwaway_rule", None)
 

@@ -30,6 +30,26 @@ def test_round_trip_with_blobs(tmp_path):
     assert events[1]["payload_ref"] == events[2]["payload_ref"] == events[0]["hash"]
 
 
+@pytest.mark.parametrize("end", ["", '"', "\\", "\\\\", '"}', '\\"}', "é"])
+def test_blob_lines_read_without_their_text_are_the_writers_whole_lines(tmp_path, end):
+    """The analysis reads blob lines without decoding their text (blob_text=False): it must accept exactly the lines
+    the writer wrote whole, and never a torn one (a killed run's last line), whatever the text ends with."""
+    w = RecordWriter(tmp_path / "events.jsonl", {"argv": []})
+    text = "x" * 3000 + end  # long enough to be a blob
+    w.write_payload({"type": "torch", "name": "a", "meta": {}}, text)
+    w.close()
+    (rf,) = open_record(tmp_path)
+    full, fast = list(rf.events()), list(rf.events(blob_text=False))
+    assert fast[0] == {"type": "blob", "hash": full[0]["hash"]} and full[0]["text"] == text and fast[1:] == full[1:]
+    lines = (tmp_path / "events.jsonl").read_bytes().splitlines(keepends=True)
+    header, blob = lines[0], lines[1]
+    for cut in range(len(blob) - 2, len(blob) - 40, -1):  # torn anywhere in its last bytes
+        (tmp_path / "events.jsonl").write_bytes(header + blob[:cut])
+        (rf,) = open_record(tmp_path)
+        assert list(rf.events(blob_text=False)) == list(rf.events()) == [], cut
+        assert rf.truncated
+
+
 @pytest.mark.parametrize(
     "content, message",
     [
