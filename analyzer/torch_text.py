@@ -209,7 +209,8 @@ def parse_guard_tree(payload: str | None) -> list[Guard]:
             continue
         text = m["text"]
         g = Guard(kind=m["kind"], text=text.strip())
-        cm = GUARD_COMMENT.search(text)
+        comment = text.find(" #")  # the search starts there, not at each character of a long guard expression
+        cm = GUARD_COMMENT.search(text, comment) if comment >= 0 else None
         if cm:
             g.text = text[: cm.start()].strip()
             g.source, g.path, g.line, g.function = cm["source"].strip(), cm["loc"], int(cm["line"]), cm["func"]

@@ -17,18 +17,23 @@ Undo = Callable[[], None]
 
 
 def enable(session: Any, deep: bool = False) -> Undo | None:
-    """Install the compiler-side capture; return one undo for all of it."""
+    """Install the compiler-side capture; return one undo for all of it.
+
+    The hooks on Inductor itself wait for the program's import of ``torch._inductor.compile_fx`` (what every Inductor
+    compile runs first): a program compiling with ``eager``/``aot_eager`` never pays for their modules or their setup
+    (issue 26: the cost of a short run). Where that import cannot be followed they are installed at once."""
     undos: list[Undo] = []
-    for install in _installers(deep):
-        try:
-            undo = install(session)
-        except Exception as exc:  # one missing private hook must not cost the others
-            session.note(f"Inductor hook {install.__module__}.{install.__name__} unavailable: {type(exc).__name__}: {exc}")
-            continue
-        if undo is not None:
-            undos.append(undo)
+    _install_each(session, _dynamo_side(deep), undos)
+
+    def inductor_imported() -> None:
+        _install_each(session, _inductor_side(deep), undos)
+
+    from tdiag.tracer import import_watch
+
+    cancel = import_watch.after_import(INDUCTOR_ENTRY, inductor_imported, inductor_imported)
 
     def undo_all() -> None:
+        cancel()
         while undos:
             try:
                 undos.pop()()
@@ -38,18 +43,33 @@ def enable(session: Any, deep: bool = False) -> Undo | None:
     return undo_all
 
 
-def _installers(deep: bool) -> list[Callable[[Any], Undo | None]]:
-    from tdiag.compiler import (
-        aot_node_stacks,
-        cudagraph_watch,
-        launch_metadata,
-        lowering_watch,
-        module_stacks,
-        provenance,
-    )
+# Imported by Inductor's every compile before it lowers a graph; eager and aot_eager never import it.
+INDUCTOR_ENTRY = "torch._inductor.compile_fx"
 
-    installers = [provenance.install, lowering_watch.install, launch_metadata.install, cudagraph_watch.install,
-                  module_stacks.install, aot_node_stacks.install]
+
+def _install_each(session: Any, installers: list[Callable[[Any], Undo | None]], undos: list[Undo]) -> None:
+    for install in installers:
+        try:
+            undo = install(session)
+        except Exception as exc:  # one missing private hook must not cost the others
+            session.note(f"Inductor hook {install.__module__}.{install.__name__} unavailable: {type(exc).__name__}: {exc}")
+            continue
+        if undo is not None:
+            undos.append(undo)
+
+
+def _dynamo_side(deep: bool) -> list[Callable[[Any], Undo | None]]:
+    """What is seen from Dynamo's side or by logger name, before any Inductor import: CUDA-graph and DDP messages."""
+    from tdiag.compiler import cudagraph_watch
+
+    return [cudagraph_watch.install]
+
+
+def _inductor_side(deep: bool) -> list[Callable[[Any], Undo | None]]:
+    from tdiag.compiler import aot_node_stacks, launch_metadata, lowering_watch, module_stacks, provenance
+
+    installers = [provenance.install, lowering_watch.install, launch_metadata.install, module_stacks.install,
+                  aot_node_stacks.install]
     if deep:
         from tdiag.compiler import deep_hooks
 

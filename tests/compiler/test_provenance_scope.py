@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import functools
+import json
+import subprocess
+import sys
 
 import torch
 import torch._inductor.config as inductor_config
@@ -33,12 +36,37 @@ def test_debugging_backend_compiles_without_provenance():
     assert levels_seen_by(lambda fw: functools.partial(aot_eager, fw_compiler=fw)) == [0]
 
 
-def test_custom_backend_keeps_provenance():
-    # A backend of the user's own may hand the graph to Inductor: provenance stays on for it.
-    def custom(fw):
-        return lambda gm, inputs: aot_eager(gm, inputs, fw_compiler=fw)
+CUSTOM_BACKENDS = """
+import json, sys
+import torch, torch._inductor.config as inductor_config
+from torch._dynamo.backends.debugging import aot_eager
+import tdiag
 
-    assert levels_seen_by(custom) == [1]
+seen = {}
+def custom(name, hands_to_inductor):
+    def backend(gm, inputs):
+        if hands_to_inductor:
+            import torch._inductor.compile_fx  # what handing a graph to Inductor runs first
+        def fw(gm, example_inputs):
+            seen[name] = inductor_config.trace.provenance_tracking_level
+            return gm.forward
+        return aot_eager(gm, inputs, fw_compiler=fw)
+    return backend
+
+assert "torch._inductor.compile_fx" not in sys.modules
+with tdiag.capture(reset=True):
+    torch.compile(lambda x: torch.relu(x) * 2, backend=custom("own", False))(torch.randn(4))
+    torch.compile(lambda x: torch.sin(x) * 2, backend=custom("inductor", True))(torch.randn(4))
+print(json.dumps(seen))
+"""
+
+
+def test_custom_backend_has_provenance_once_it_hands_graphs_to_inductor():
+    # Provenance maps Inductor's kernels to lines: a backend of the user's own that never imports Inductor has none to
+    # map (and is spared make_fx's per-node stacks); one that hands its graph to Inductor compiles with it on.
+    done = subprocess.run([sys.executable, "-c", CUSTOM_BACKENDS], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"own": 0, "inductor": 1}
 
 
 def test_backends_named_as_torch_compile_wraps_them():
