@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 import pytest
 from oracle import account
 from tdiag.analyzer import build
-from tdiag_testing import PROGRAMS
+from tdiag_testing import PROGRAMS, once_per_session, shared_dir
 
 # program -> the rule codes its problems must be reported under (and nothing else of the BRK/RCP families)
 EXPECTED = {
@@ -133,23 +133,40 @@ EXPLAIN = """
 import json, sys, torch
 sys.path.insert(0, {programs!r})
 import explain_cases as m
-out = torch._dynamo.explain(m.CASES[{case!r}])(*m.inputs())
-lines = []
-for r in out.break_reasons:
-    frames = [f for f in r.user_stack if f.filename.endswith("explain_cases.py")]
-    lines.append(frames[-1].lineno)
-# explain's graph_break_count is derived (graph_count - 1); its break_reasons are torch's own list of breaks
-print(json.dumps({{"graphs": out.graph_count, "breaks": len(out.break_reasons), "lines": sorted(lines)}}))
+found = {{}}
+for case in {cases!r}:
+    out = torch._dynamo.explain(m.CASES[case])(*m.inputs())  # explain resets Dynamo first: each case on its own
+    lines = []
+    for r in out.break_reasons:
+        frames = [f for f in r.user_stack if f.filename.endswith("explain_cases.py")]
+        lines.append(frames[-1].lineno)
+    # explain's graph_break_count is derived (graph_count - 1); its break_reasons are torch's own list of breaks
+    found[case] = {{"graphs": out.graph_count, "breaks": len(out.break_reasons), "lines": sorted(lines)}}
+print(json.dumps(found))
 """
+EXPLAIN_CASES = ["branch", "item_then_print", "nested", "clean"]
 
 
-@pytest.mark.parametrize("case", ["branch", "item_then_print", "nested", "clean"])
-def test_single_call_matches_explain(case, recorded, session_env):
-    proc = subprocess.run(
-        [sys.executable, "-c", EXPLAIN.format(programs=str(PROGRAMS), case=case)],
-        env=session_env, capture_output=True, text=True, timeout=300,
-    )
-    explain = json.loads(proc.stdout.strip().splitlines()[-1])
+@pytest.fixture(scope="session")
+def explained(tmp_path_factory, session_env) -> dict:
+    """torch._dynamo.explain of every case, in one python process for the session (each ``import torch`` costs
+    seconds of CPU; explain resets Dynamo before each case, so they do not see each other)."""
+
+    def make(_) -> dict:
+        proc = subprocess.run(
+            [sys.executable, "-c", EXPLAIN.format(programs=str(PROGRAMS), cases=EXPLAIN_CASES)],
+            env=session_env, capture_output=True, text=True, timeout=300,
+        )
+        return {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+
+    result = once_per_session(shared_dir(tmp_path_factory, "explain"), "cases", make)
+    assert result["returncode"] == 0, result["stderr"][-3000:]
+    return json.loads(result["stdout"].strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("case", EXPLAIN_CASES)
+def test_single_call_matches_explain(case, recorded, explained):
+    explain = explained[case]
     run_dir, run = recorded("explain_cases.py", case)
     assert run.returncode == 0, run.stderr
     a = build(run_dir)

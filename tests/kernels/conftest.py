@@ -1,13 +1,14 @@
-"""Session fixtures: one real Inductor run per program (tens of seconds each on a small CPU), shared by the module."""
+"""Session fixtures: one real Inductor run per program (tens of seconds each on a small CPU), shared by the workers."""
 
 from __future__ import annotations
 
 import copy
 
 import pytest
-from kernels_testing import MIXER, MLP, MLP_WINDOW, VIT, analysis_of
+from kernels_testing import MIXER, MLP, MLP_WINDOW, VIT, tdiag_run
 from tdiag.analyzer import kernel_time
 from tdiag.analyzer.model import GraphRuntime, RuntimeSummary
+from tdiag_testing import once_per_session, shared_dir
 
 
 @pytest.fixture(scope="session")
@@ -17,28 +18,40 @@ def kernels_env(session_env) -> dict[str, str]:
     return dict(session_env)
 
 
+def _analysis(name, program, tmp_path_factory, env, *window):
+    """One real Inductor run of ``program`` for the whole session, shared by the xdist workers (each builds its own
+    Analysis from it; the record is never written to)."""
+    from tdiag.analyzer import build
+
+    def make(out):
+        tdiag_run(program, out / "run", env, *window)
+        return {}
+
+    base = shared_dir(tmp_path_factory, "kernel-runs")
+    once_per_session(base, name, make)
+    return build(base / name / "run")
+
+
 # One real Inductor run per program for the whole session (Inductor on CPU costs tens of seconds each).
 @pytest.fixture(scope="session")
 def mlp(kernels_env, tmp_path_factory):
-    return analysis_of(MLP, tmp_path_factory, kernels_env, *MLP_WINDOW)
+    return _analysis("mlp", MLP, tmp_path_factory, kernels_env, *MLP_WINDOW)
 
 
 @pytest.fixture(scope="session")
 def mlp_warm(mlp, kernels_env, tmp_path_factory):
     """The MLP again on the same caches: AOTAutograd and FX graph cache hits, nothing compiled."""
-    return analysis_of(MLP, tmp_path_factory, kernels_env, *MLP_WINDOW)
+    return _analysis("mlp_warm", MLP, tmp_path_factory, kernels_env, *MLP_WINDOW)
 
 
 @pytest.fixture(scope="session")
 def vit(kernels_env, tmp_path_factory):
-    return analysis_of(VIT, tmp_path_factory, kernels_env)
+    return _analysis("vit", VIT, tmp_path_factory, kernels_env)
 
 
 @pytest.fixture(scope="session")
 def mixer(kernels_env, tmp_path_factory):
-    return analysis_of(MIXER, tmp_path_factory, kernels_env)
-
-
+    return _analysis("mixer", MIXER, tmp_path_factory, kernels_env)
 
 
 @pytest.fixture(scope="session")

@@ -26,12 +26,6 @@ def line_of(program: Path, marker: str) -> int:
     return next(i for i, text in enumerate(program.read_text().splitlines(), 1) if marker in text)
 
 
-def analysis_of(program: Path, tmp_path_factory, env, *window: str):
-    from tdiag.analyzer import build
-
-    return build(tdiag_run(program, tmp_path_factory.mktemp(program.stem) / "run", env, *window))
-
-
 MLP_WINDOW = ("--profile-window", "4:2")  # the MLP trains 10 steps: compiled by step 2, 4 measured after 2 settle
 
 

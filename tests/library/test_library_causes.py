@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -40,18 +41,22 @@ def _expected(program: Path) -> dict[int, str]:
 
 @pytest.fixture(scope="module")
 def analyses(tmp_path_factory, session_env):
-    """One `tdiag run` per program, in a git project so `tdiag fix` can check its patches."""
+    """One `tdiag run` per program, in a git project so `tdiag fix` can check its patches. The runs are independent
+    processes: two at a time, so this setup (the suite's longest) also uses a core the other xdist worker leaves idle."""
     from tdiag.analyzer import build
 
-    out = {}
-    for program in sorted(PROGRAMS.glob("*.py")):
+    def run(program: Path) -> Path:
         root = tmp_path_factory.mktemp(program.stem)
         shutil.copy(program, root / program.name)
         proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", program.name],
                               cwd=root, env=_env(session_env), capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, proc.stderr[-3000:]
-        out[program.name] = (root, build(str(root / "rec")))
-    return out
+        return root
+
+    programs = sorted(PROGRAMS.glob("*.py"))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        roots = list(pool.map(run, programs))
+    return {program.name: (root, build(str(root / "rec"))) for program, root in zip(programs, roots)}
 
 
 def test_catalogue_entries_are_complete():
