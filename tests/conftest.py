@@ -26,6 +26,30 @@ def recorded(tmp_path_factory, session_env) -> RecordedRuns:
     return RecordedRuns(shared_dir(tmp_path_factory, "runs"), session_env)
 
 
+@pytest.fixture(scope="session")
+def torch_account(tmp_path_factory, session_env):
+    """``torch_account(program, *args)``: torch's own account (tests/oracle.py) of the program run once per session
+    under plain python with TORCH_TRACE, shared by the modules and the xdist workers; its logs are ``.trace_dir``,
+    read only."""
+    from oracle import read_account, run_traced
+
+    folder = shared_dir(tmp_path_factory, "torch-trace")
+
+    def get(program: Path, *args: str):
+        key = "-".join([program.parent.name, program.stem, *args])
+
+        def make(trace_dir: Path) -> dict:
+            proc = run_traced(program, session_env, trace_dir, args)
+            return {"stdout": proc.stdout, "stderr": proc.stderr, "returncode": proc.returncode}
+
+        result = once_per_session(folder, key, make)
+        acc = read_account(folder / key, result["stdout"], result["returncode"])
+        acc.stderr, acc.trace_dir = result["stderr"], folder / key
+        return acc
+
+    return get
+
+
 HOT_LOOP = os.path.join(os.path.dirname(__file__), "runtime", "programs", "hot_loop_break.py")
 
 

@@ -25,16 +25,27 @@ class TorchAccount:
     failed_frames: int = 0
     stdout: str = ""
     returncode: int = 0
+    stderr: str = ""
+    trace_dir: Path | None = None
 
 
 def account(
     program: Path, env: dict[str, str], trace_dir: Path, args: list[str] = (), timeout: int = 300
 ) -> TorchAccount:
+    proc = run_traced(program, env, trace_dir, args, timeout)
+    return read_account(trace_dir, proc.stdout, proc.returncode)
+
+
+def run_traced(program: Path, env: dict[str, str], trace_dir: Path, args=(), timeout: int = 300):
+    """``python program args`` with TORCH_TRACE=trace_dir, from the program's folder."""
     env = {**env, "TORCH_TRACE": str(trace_dir)}
-    proc = subprocess.run(
+    return subprocess.run(
         [sys.executable, program.name, *args], cwd=program.parent, env=env, capture_output=True, text=True, timeout=timeout
     )
-    acc = TorchAccount(stdout=proc.stdout, returncode=proc.returncode)
+
+
+def read_account(trace_dir: Path, stdout: str = "", returncode: int = 0) -> TorchAccount:
+    acc = TorchAccount(stdout=stdout, returncode=returncode)
     for log in sorted(trace_dir.glob("*.log")):
         for name, meta, payload in _envelopes(log):
             if name == "dynamo_output_graph":

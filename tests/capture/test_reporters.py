@@ -32,12 +32,9 @@ def test_registry_covers_every_output():
 
 
 @pytest.fixture(scope="module")
-def record(tmp_path_factory, session_env) -> str:
-    run_dir = tmp_path_factory.mktemp("reporters") / "run"
-    done = subprocess.run(
-        [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(run_dir), str(TESTS / "programs" / "print_call.py")],
-        env=session_env, capture_output=True, text=True, timeout=300,
-    )
+def record(recorded) -> str:
+    """print_call.py's record from the session's shared runs (tests/conftest.py): read here, never written."""
+    run_dir, done = recorded("print_call.py")
     assert done.returncode == 0, done.stderr
     return str(run_dir)
 

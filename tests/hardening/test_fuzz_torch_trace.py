@@ -6,8 +6,6 @@ Parsing must never raise; importing must end in a record or a TdiagError; the im
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 
 import pytest
 from fuzzing import apply_byte_mutation, apply_line_mutation, byte_mutation, line_mutation
@@ -29,11 +27,11 @@ def fuzz(n: int):
 
 
 @pytest.fixture(scope="module")
-def trace_lines(session_env, tmp_path_factory):
-    trace_dir = tmp_path_factory.mktemp("torch-trace")
-    env = {**session_env, "TORCH_TRACE": str(trace_dir)}
-    subprocess.run([sys.executable, "data_dependent_if.py"], cwd=FIXTURES, env=env, check=True, capture_output=True)
-    (log,) = trace_dir.glob("*.log")
+def trace_lines(torch_account):
+    # the session's one TORCH_TRACE run of the program (tests/conftest.py), shared with the oracle tests; read only
+    traced = torch_account(FIXTURES / "data_dependent_if.py")
+    assert traced.returncode == 0, traced.stderr
+    (log,) = traced.trace_dir.glob("*.log")
     return log.read_bytes().splitlines(keepends=True)
 
 

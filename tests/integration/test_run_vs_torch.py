@@ -9,7 +9,6 @@ import sys
 from collections import Counter, defaultdict
 
 import pytest
-from oracle import account
 from tdiag.analyzer import build
 from tdiag_testing import PROGRAMS, once_per_session, shared_dir
 
@@ -41,11 +40,11 @@ FAILS_WITHOUT_BREAK = {"generator_ctx.py": {"CMP003"}}
 
 
 @pytest.mark.parametrize("program", sorted(EXPECTED))
-def test_counts_and_sites_match_torch(program, recorded, session_env, tmp_path):
+def test_counts_and_sites_match_torch(program, recorded, torch_account):
     run_dir, proc = recorded(program)
     assert proc.returncode == 0, proc.stderr
     analysis = build(run_dir)
-    torch_says = account(PROGRAMS / program, session_env, tmp_path / "trace")
+    torch_says = torch_account(PROGRAMS / program)
 
     # the program ran exactly as under python
     assert proc.stdout == torch_says.stdout

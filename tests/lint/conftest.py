@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lint_helpers import BRANCH_FIXED, PROGRAMS, TESTS
+from lint_helpers import BRANCH_FIXED, TESTS
 from tdiag.analyzer.model import Analysis
 from tdiag_testing import once_per_session, shared_dir
 
@@ -20,27 +20,25 @@ def sample() -> Analysis:
 
 
 @pytest.fixture(scope="session")
-def lint_records(tmp_path_factory, session_env) -> dict[str, Path]:
-    """name -> run directory, recorded by real `tdiag run` subprocesses started together to save wall time, once per
-    session for both xdist workers (the tests only read the records)."""
-    programs = {"branch": PROGRAMS / "data_dependent_if.py", "branch_fixed": None, "batch": PROGRAMS / "batch_size_change.py"}
+def lint_records(tmp_path_factory, session_env, recorded) -> dict[str, Path]:
+    """name -> run directory of a real `tdiag run`, each made once per session for both xdist workers (the tests only
+    read them): the two fixture programs from the session's shared records, the fixed branch recorded here."""
 
     def make(base: Path) -> dict:
         fixed_program = base / "src" / "data_dependent_if.py"
         fixed_program.parent.mkdir(parents=True)
         fixed_program.write_text(BRANCH_FIXED)
-        procs = {
-            name: subprocess.Popen(
-                [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(base / name), str(program)],
-                cwd=program.parent, env=session_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            )
-            for name, program in {**programs, "branch_fixed": fixed_program}.items()
-        }
-        for name, proc in procs.items():
-            out, err = proc.communicate(timeout=300)
-            assert proc.returncode == 0, f"tdiag run {name} failed:\n{out}\n{err}"
+        proc = subprocess.run(
+            [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(base / "branch_fixed"), str(fixed_program)],
+            cwd=fixed_program.parent, env=session_env, capture_output=True, text=True, timeout=300,
+        )
+        assert proc.returncode == 0, f"tdiag run branch_fixed failed:\n{proc.stdout}\n{proc.stderr}"
         return {}
 
     folder = shared_dir(tmp_path_factory, "lint")
     once_per_session(folder, "records", make)
-    return {name: folder / "records" / name for name in programs}
+    records = {"branch": recorded("data_dependent_if.py"), "batch": recorded("batch_size_change.py")}
+    for name, (_, proc) in records.items():
+        assert proc.returncode == 0, f"tdiag run {name} failed:\n{proc.stderr}"
+    return {"branch": records["branch"][0], "branch_fixed": folder / "records" / "branch_fixed",
+            "batch": records["batch"][0]}

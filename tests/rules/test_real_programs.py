@@ -7,7 +7,6 @@ import json
 import subprocess
 from pathlib import Path
 
-from oracle import account
 from tdiag.analyzer import build
 from tdiag_testing import PROGRAMS, tdiag_cmd
 
@@ -19,7 +18,7 @@ def line_of(program: str, marker: str) -> int:
     return next(i for i, text in enumerate(lines, 1) if text.rstrip().endswith(marker))
 
 
-def test_one_branch_and_a_changing_size_are_two_findings(recorded, session_env, tmp_path):
+def test_one_branch_and_a_changing_size_are_two_findings(recorded, torch_account):
     """A 3-line function with one data-dependent `if`, called with three batch sizes: the user sees two problems."""
     program = "branch_and_sizes.py"
     run_dir, proc = recorded(program)
@@ -29,7 +28,7 @@ def test_one_branch_and_a_changing_size_are_two_findings(recorded, session_env, 
         ("BRK001", program, line_of(program, "# BRANCH")),
         ("RCP001", program, line_of(program, "# CALL")),
     ]
-    torch_says = account(PROGRAMS / program, session_env, tmp_path / "trace")
+    torch_says = torch_account(PROGRAMS / program)
     by_code = {f.code: f for f in a.findings}
     # nothing lost by folding: every break and every recompile torch logged is counted in the one finding
     assert by_code["BRK001"].occurrences == len(torch_says.breaks) == 2
@@ -56,11 +55,11 @@ def test_compiled_sequential_is_reported_on_the_users_call_and_named_after_the_m
     assert f"{program}:{rcp.line}" in item["message"]
 
 
-def test_a_backend_that_raises_is_a_failed_compile_finding(recorded, session_env, tmp_path):
+def test_a_backend_that_raises_is_a_failed_compile_finding(recorded, torch_account):
     program = "backend_raises.py"
     run_dir, proc = recorded(program)
     assert proc.returncode == 0, proc.stderr
-    torch_says = account(PROGRAMS / program, session_env, tmp_path / "trace")
+    torch_says = torch_account(PROGRAMS / program)
     assert torch_says.failed_frames == 1
     (f,) = build(run_dir).findings
     assert (f.code, f.path, f.line) == ("CMP003", program, line_of(program, "def fn(x):"))

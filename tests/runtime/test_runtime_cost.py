@@ -40,6 +40,12 @@ def hot_loop(hot_loop_dir):
     return build(hot_loop_dir)
 
 
+@pytest.fixture(scope="module")
+def unprofiled_dir(tmp_path_factory, session_env):
+    """The same program with the measured window turned off: one run for the module's two tests (read only)."""
+    return _run(tmp_path_factory.mktemp("off"), session_env, "hot_loop_break.py", "12", options=("--no-profile",))
+
+
 def test_hot_loop_break_costs_more_and_ranks_first(hot_loop):
     breaks = [f for f in hot_loop.findings if f.family == "BRK"]
     hot = next(f for f in breaks if f.function == "hot")
@@ -93,11 +99,11 @@ def test_too_short_program_says_not_measured(tmp_path, session_env):
     assert all(f.cost is None or f.cost.basis != "measured" for f in a.findings)
 
 
-def test_window_controls(tmp_path, session_env):
+def test_window_controls(tmp_path, session_env, unprofiled_dir):
     run_dir = _run(tmp_path, session_env, "hot_loop_break.py", "12", options=("--profile-window", "5:1"))
     (event,) = _runtime_events(run_dir)
     assert event["status"] == "measured" and event["steps"] == 5 and event["settle"] == 1
-    off = _run(tmp_path / "off", session_env, "hot_loop_break.py", "12", options=("--no-profile",))
+    off = unprofiled_dir
     assert _runtime_events(off) == []
     a = build(off)
     assert a.summary.runtime is None and all(f.cost is None for f in a.findings)
@@ -182,8 +188,8 @@ def test_diff_shows_cost_and_step_time_deltas(hot_loop_dir, tmp_path, session_en
     assert re.search(r"\[cost ≥[\d.e-]+ ms/step \(\d+%\) -> ≥[\d.e-]+ ms/step \(\d+%\), [-+][\d.e-]+ ms/step\]$", hot_line), hot_line
 
 
-def test_diff_against_a_record_without_runtime(hot_loop_dir, tmp_path, session_env):
-    off = _run(tmp_path, session_env, "hot_loop_break.py", "12", options=("--no-profile",))
+def test_diff_against_a_record_without_runtime(hot_loop_dir, unprofiled_dir, session_env):
+    off = unprofiled_dir
     data = json.loads(run_tdiag(["diff", "--format", "json", str(off), str(hot_loop_dir)], session_env).stdout)
     assert data["runtime"]["base"] is None and data["runtime"]["base_reason"] == "no runtime data in the record"
     assert data["runtime"]["new"]["step"] > 0 and data["runtime"]["change"] is None
