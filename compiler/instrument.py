@@ -16,17 +16,20 @@ from tdiag.compiler.failures import report
 Undo = Callable[[], None]
 
 
-def enable(session: Any, deep: bool = False) -> Undo | None:
+def enable(session: Any, deep: bool = False, installed: Callable[[], None] | None = None) -> Undo | None:
     """Install the compiler-side capture; return one undo for all of it.
 
     The hooks on Inductor itself wait for the program's import of ``torch._inductor.compile_fx`` (what every Inductor
     compile runs first): a program compiling with ``eager``/``aot_eager`` never pays for their modules or their setup
-    (issue 26: the cost of a short run). Where that import cannot be followed they are installed at once."""
+    (issue 26: the cost of a short run). Where that import cannot be followed they are installed at once.
+    ``installed()`` runs after each group is in place (the session hides the modules it loaded from Dynamo)."""
     undos: list[Undo] = []
     _install_each(session, _dynamo_side(deep), undos)
 
     def inductor_imported() -> None:
         _install_each(session, _inductor_side(deep), undos)
+        if installed is not None:
+            installed()
 
     from tdiag.tracer import import_watch
 

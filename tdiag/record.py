@@ -38,6 +38,8 @@ KNOWN_EVENT_TYPES = frozenset(
 _BLOB_PREFIX = b'{"type":"blob","hash":"'
 _BLOB_TEXT_AT = len(_BLOB_PREFIX) + 20
 _BLOB_TEXT_KEY = b'","text":"'
+# One encoder for every line: json.dumps with options builds a new encoder (and its C half) per call.
+_encode_json = json.JSONEncoder(default=str, ensure_ascii=False, separators=(",", ":")).encode
 # The C scanner behind json.loads, called directly: one JSON value from a position (no per-line wrapper work).
 _scan_json = json.JSONDecoder().scan_once
 
@@ -86,7 +88,7 @@ class RecordWriter:
     def _write_line(self, obj: dict[str, Any]) -> None:
         if self._failed:
             return
-        data = (json.dumps(obj, default=str, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
+        data = (_encode_json(obj) + "\n").encode(
             "utf-8", "surrogatepass"
         )
         try:

@@ -48,8 +48,9 @@ PASS_THROUGH = {
 }
 
 
-def hide_capture() -> int:
-    """Mark the loaded capture modules' code; the number of code objects marked. Raises
+def hide_capture(done: set[str] | None = None) -> int:
+    """Mark the loaded capture modules' code; the number of code objects marked. ``done``: the modules a session
+    already marked (the Inductor-side ones load later, when Inductor does), updated. Raises
     ``dynamo_skip.DynamoSkipUnavailable`` where this torch cannot mark code (nothing is marked then)."""
     from torch._dynamo.eval_frame import skip_code  # SKIP, DEFAULT; present wherever dynamo_skip works
 
@@ -58,6 +59,10 @@ def hide_capture() -> int:
     for name, module in sorted(sys.modules.items()):
         if module is None or name in NOT_HIDDEN or not (name.startswith(MODULE_PREFIXES) or name in MODULES):
             continue
+        if done is not None:
+            if name in done:
+                continue
+            done.add(name)
         for code in module_codes(module):
             if (name, code.co_name) in PASS_THROUGH:
                 skip_code(code)

@@ -100,6 +100,7 @@ class TraceSession:
         self.collector = TraceCollector(writer, self._on_torch_event, on_error=self.failed)
         self.deep = deep
         self._undo: list[Callable[[], None]] = []
+        self._hidden_modules: set[str] = set()  # capture modules whose code this session marked for Dynamo to skip
         self.window: Any = None
         self.profile = profile
 
@@ -145,7 +146,7 @@ class TraceSession:
         from tdiag.tracer.hidden_capture import hide_capture
 
         try:
-            hide_capture()
+            hide_capture(self._hidden_modules)
         except Exception as exc:
             self.note("tdiag's own callbacks could not be hidden from Dynamo on this torch "
                       f"({type(exc).__name__}: {exc}): torch's frame counters include them")
@@ -181,7 +182,7 @@ class TraceSession:
         try:
             from tdiag.compiler.instrument import enable
 
-            undo = enable(self, deep=self.deep)
+            undo = enable(self, deep=self.deep, installed=self._hide_from_dynamo)
         except Exception as exc:  # the compiler layer is optional detail, never a reason to fail
             self.note(f"Inductor instrumentation unavailable: {exc}")
             return
