@@ -79,16 +79,32 @@ def hot_loop_analysis(hot_loop_record):
     return analysis
 
 
+# Session fixtures made once per session by whichever worker asks first (once_per_session): their modules share one
+# xdist group, so one worker makes each and its tests read it, instead of the other worker idling on the lock.
+SHARED_RUN_GROUPS = {
+    "mlp": "kernel-runs", "mlp_warm": "kernel-runs", "vit": "kernel-runs", "mixer": "kernel-runs",
+    "timed": "kernel-runs", "train_runs": "compiler-runs", "lint_records": "lint-records",
+}
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config, items):
     """Under ``--dist loadgroup`` (scripts/test), the tests of a module that share a module-scoped fixture (a real
-    run, a browser) go to one worker, so the fixture is built once instead of once per worker."""
+    run, a browser) go to one worker, so the fixture is built once instead of once per worker; the modules that read
+    one of SHARED_RUN_GROUPS go, whole, to that group's worker."""
+    shared = {}
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
-        if info is None:
-            continue
-        if any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+        for name in (info.names_closure if info else ()):
+            if name in SHARED_RUN_GROUPS:
+                shared.setdefault(item.nodeid.split("::")[0], SHARED_RUN_GROUPS[name])
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        info = getattr(item, "_fixtureinfo", None)
+        if module in shared:
+            item.add_marker(pytest.mark.xdist_group(shared[module]))
+        elif info is not None and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
+            item.add_marker(pytest.mark.xdist_group(module))
 
 
 CHROMIUM = "/usr/bin/chromium"
