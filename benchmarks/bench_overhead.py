@@ -102,6 +102,10 @@ def instructions(program: str, tmp: Path) -> dict[str, int]:
     unlike seconds here. One warm-up run each first (compile caches, the trace directory); two run at a time."""
     # A fixed hash seed: string hashing decides dict layouts and so, a little, how much work (and GC) a run does.
     base_env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp / "inductor-cache"), "PYTHONHASHSEED": "0"}
+    # One thread in torch's and OpenBLAS's pools: their idle workers spin-wait for work, and how long they spin under
+    # callgrind (which runs one thread at a time) depends on scheduling, not on the program (eager_only.py's 200 small
+    # steps varied by ~0.3 G between runs of the same configuration). Every configuration runs the same way.
+    base_env = {**base_env, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     configs = configurations(tmp)
     for prefix, extra in configs.values():
         timed([*prefix, program], {**base_env, **extra})
