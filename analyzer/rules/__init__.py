@@ -37,6 +37,8 @@ A rule module defines ``RULE = Rule(...)`` and one of:
   ``matches(crash)``, ``message(crash, ctx)``, ``fix(crash, ctx)`` and, to place the finding elsewhere than the line
   torch names, ``site(crash, ctx)``; severity, ranking first and evidence are shared (``_crashes``).
 
+A rule of a family listed in ``FAMILY_INPUTS`` runs only where the analysis has that family's input (a CRS rule only
+after a crash, a LOW rule only with kernels...): its module is not even imported otherwise.
 ``RULE.suggester`` names the module of ``tdiag.analyzer.suggestions`` that words its fix as code (None: the
 generic one). Rules never import suggestions: ``suggestions.attach_suggestions`` runs after them.
 ``RULE.mark`` is how the TUI's gutter shows the line (``break``, ``recompile``, ``finding``; default by family).
