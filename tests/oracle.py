@@ -39,9 +39,8 @@ def account(
 def run_traced(program: Path, env: dict[str, str], trace_dir: Path, args=(), timeout: int = 300):
     """``python program args`` with TORCH_TRACE=trace_dir, from the program's folder."""
     env = {**env, "TORCH_TRACE": str(trace_dir)}
-    return subprocess.run(
-        [sys.executable, program.name, *args], cwd=program.parent, env=env, capture_output=True, text=True, timeout=timeout
-    )
+    return subprocess.run([sys.executable, program.name, *args], cwd=program.parent, env=env, capture_output=True,
+                          text=True, timeout=timeout)
 
 
 def read_account(trace_dir: Path, stdout: str = "", returncode: int = 0) -> TorchAccount:

@@ -15,6 +15,19 @@ PROGRAMS = TESTS / "programs"
 REPO = TESTS.parent
 
 
+def require_installed(*modules: str, reason: str) -> None:
+    """Skip the calling test module unless ``modules`` are installed, without importing them: importorskip would load
+    transformers, diffusers and torch_geometric (seconds of CPU) into every xdist worker at collection, though the
+    tests only run them in `tdiag run` subprocesses."""
+    import importlib.util
+
+    import pytest
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)}: {reason}", allow_module_level=True)
+
+
 def tdiag_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "tdiag", *args]
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 from corpus_scoring import PROGRAMS, env, run, score
 from expected import EXPECTED, LIBRARY_CAUSES
+from tdiag_testing import require_installed
 
-pytest.importorskip("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
+require_installed("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
 pytestmark = pytest.mark.slow  # two runs of real third-party models per program: scripts/test's bounded second step
 
 

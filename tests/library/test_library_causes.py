@@ -17,10 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from tdiag_testing import require_installed
 
-pytest.importorskip("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
-pytest.importorskip("torch_geometric", reason="corpus extra not installed: pip install -e '.[corpus]'")
-pytest.importorskip("diffusers", reason="corpus extra not installed: pip install -e '.[corpus]'")
+require_installed("transformers", "torch_geometric", "diffusers",
+                  reason="corpus extra not installed: pip install -e '.[corpus]'")
 
 HERE = Path(__file__).parent
 PROGRAMS = HERE / "programs"
@@ -42,7 +42,7 @@ def _expected(program: Path) -> dict[int, str]:
 @pytest.fixture(scope="module")
 def analyses(tmp_path_factory, session_env):
     """One `tdiag run` per program, in a git project so `tdiag fix` can check its patches. The runs are independent
-    processes: two at a time, so this setup (the suite's longest) also uses a core the other xdist worker leaves idle."""
+    processes: two at a time, so this setup (the suite's longest) also uses a core the other worker leaves idle."""
     from tdiag.analyzer import build
 
     def run(program: Path) -> Path:

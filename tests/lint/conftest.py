@@ -28,10 +28,10 @@ def lint_records(tmp_path_factory, session_env, recorded) -> dict[str, Path]:
         fixed_program = base / "src" / "data_dependent_if.py"
         fixed_program.parent.mkdir(parents=True)
         fixed_program.write_text(BRANCH_FIXED)
-        proc = subprocess.run(
-            [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(base / "branch_fixed"), str(fixed_program)],
-            cwd=fixed_program.parent, env=session_env, capture_output=True, text=True, timeout=300,
-        )
+        out = str(base / "branch_fixed")
+        cmd = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", out, str(fixed_program)]
+        proc = subprocess.run(cmd, cwd=fixed_program.parent, env=session_env, capture_output=True, text=True,
+                              timeout=300)
         assert proc.returncode == 0, f"tdiag run branch_fixed failed:\n{proc.stdout}\n{proc.stderr}"
         return {}
 
