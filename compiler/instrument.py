@@ -24,7 +24,7 @@ def enable(session: Any, deep: bool = False, installed: Callable[[], None] | Non
     (issue 26: the cost of a short run). Where that import cannot be followed they are installed at once.
     ``installed()`` runs after each group is in place (the session hides the modules it loaded from Dynamo)."""
     undos: list[Undo] = []
-    _install_each(session, _dynamo_side(deep), undos)
+    _install_each(session, _dynamo_side(), undos)
 
     def inductor_imported() -> None:
         _install_each(session, _inductor_side(deep), undos)
@@ -61,7 +61,7 @@ def _install_each(session: Any, installers: list[Callable[[Any], Undo | None]], 
             undos.append(undo)
 
 
-def _dynamo_side(deep: bool) -> list[Callable[[Any], Undo | None]]:
+def _dynamo_side() -> list[Callable[[Any], Undo | None]]:
     """What is seen from Dynamo's side or by logger name, before any Inductor import: CUDA-graph and DDP messages."""
     from tdiag.compiler import cudagraph_watch
 

@@ -66,11 +66,6 @@ def lean_dataclass(cls: T | None = None, /, *, frozen: bool = False, **options: 
     return wrap if cls is None else wrap(cls)
 
 
-def is_frozen(cls: type) -> bool:
-    """Whether instances of a (lean or plain) dataclass refuse assignment."""
-    return cls.__setattr__ is _frozen_setattr or cls.__dataclass_params__.frozen
-
-
 def _check_parameters(cls: type) -> None:
     """What ``dataclass`` checks while it writes ``__init__``: no InitVar, no required parameter after a default."""
     pseudo = getattr(cls, "__dataclass_fields__", {}).values()
