@@ -32,6 +32,7 @@ GLOO_EXIT_ABORT = "terminate called without an active exception"
 
 def run_ranks(launcher: str, program: str, out: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
     cmd = LAUNCHERS[launcher](str(out), str(PROGRAMS / program))
+    env = {**env, "PYTHONFAULTHANDLER": "1"}  # an aborting rank prints every thread's Python stack
     done = subprocess.run(cmd, cwd=PROGRAMS, env=env, capture_output=True, text=True, timeout=400)
     assert done.returncode == 0 and GLOO_EXIT_ABORT not in done.stderr, done.stdout + done.stderr
     return done
