@@ -4,7 +4,8 @@ Findings match on (code, path, line); those left over match on (code, path, func
 whose line merely moved because code was added above it is "unchanged", not "fixed" plus "new".
 Measured cost (issue 11): each finding present in both runs carries its cost before and after (``CostDelta``), and
 the summary's measured window becomes time per step before/after, split like the window (``RuntimeDelta``). Timing
-deltas are reported, never regressions: a measured window is noisy and machine-dependent.
+deltas are reported, never regressions: a measured window is noisy and machine-dependent. So are the findings of
+``TIMING_FAMILIES`` (a measured share over a threshold): listed as new or fixed, never a regression.
 Pure: no torch, no rendering.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tdiag.analyzer.model import SEVERITY_RANK, Analysis, Cost, Finding, RuntimeSummary
+from tdiag.analyzer.rules import TIMING_FAMILIES
 
 # Counts whose growth is a regression: each one more means more graphs to launch or more compiles to pay for.
 REGRESSION_COUNTS = ("graphs", "graph_breaks", "recompiles")
@@ -112,7 +114,7 @@ class AnalysisDiff:
         reasons = [
             f"new {f.code} at {f.path}:{f.line}: {f.message}"
             for f in self.new
-            if SEVERITY_RANK.get(f.severity, len(SEVERITY_RANK)) <= threshold
+            if SEVERITY_RANK.get(f.severity, len(SEVERITY_RANK)) <= threshold and f.family not in TIMING_FAMILIES
         ]
         for name in REGRESSION_COUNTS:
             delta = self.counts.get(name)

@@ -12,6 +12,7 @@ def render_text(result: Any, args: Any) -> str:
     for name, delta in result.counts.items():
         sign = f"{delta.change:+.3f}" if name.endswith("_s") else f"{int(delta.change):+d}"
         out.append(f"  {name:<{width}}  {_fmt(delta.base):>8} -> {_fmt(delta.new):<8} ({sign})")
+    from tdiag.analyzer.rules import TIMING_FAMILIES
     from tdiag.reports.cost_format import cost_change_label, cost_label, runtime_delta_lines
 
     runtime = runtime_delta_lines(result.runtime)
@@ -19,7 +20,11 @@ def render_text(result: Any, args: Any) -> str:
         out += ["", *runtime]
     for title, findings in (("fixed", result.fixed), ("new", result.new)):
         out += ["", f"{title} ({len(findings)}):"]
-        out += [f"  {f.path}:{f.line}: {f.code} {f.message}{_cost_suffix(cost_label(f.cost))}" for f in findings]
+        out += [
+            f"  {f.path}:{f.line}: {f.code} {f.message}{_cost_suffix(cost_label(f.cost))}"
+            + ("  (measured: timing, not a regression)" if title == "new" and f.family in TIMING_FAMILIES else "")
+            for f in findings
+        ]
     out += ["", f"unchanged ({len(result.unchanged)}):"]
     for b, n in result.unchanged:
         delta = result.cost_delta(b, n)

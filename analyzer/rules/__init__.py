@@ -89,6 +89,10 @@ FAMILY_INPUTS: dict[str, Callable[[RuleContext], bool]] = {
     "DIV": lambda ctx: len(ctx.analysis.run.ranks) > 1,
     "RUN": lambda ctx: ctx.measured_window is not None,
 }
+# Families whose findings exist only because a measured share crossed a threshold (RUN001: time outside compiled
+# code, RUN002: GPU idle). Between two runs their appearing or going is a timing delta: `tdiag diff` lists them as new
+# or fixed but never counts them as regressions, as it never counts a slower window (analyzer/diff.py).
+TIMING_FAMILIES = frozenset({"RUN"})
 COST_MODELS = ("break", "compile", "kernels", "evidence", "eager_other", "samples")
 SEVERITIES = ("error", "warning", "info")
 CLAIMS = ("breaks", "recompiles", "crashes")

@@ -64,3 +64,19 @@ def test_cli_reintroduced_branch_is_a_regression(lint_records):
 def test_cli_bad_record_is_exit_2(lint_records, tmp_path):
     proc = tdiag("diff", str(lint_records["branch"]), str(tmp_path / "missing"))
     assert proc.returncode == 2
+
+
+def test_a_measured_share_finding_is_new_but_never_a_regression(sample):
+    """RUN findings exist because a measured share crossed a threshold: a loaded machine can make one appear, so a CI
+    gate on `tdiag diff` must not fail on it (a structural finding of the same severity still does)."""
+    new = copy.deepcopy(sample)
+    warning = next(f for f in new.findings if f.severity == "warning" and f.family == "BRK")
+    timing = copy.deepcopy(warning)
+    timing.code, timing.line, timing.message = "RUN001", 99, "80% of each measured step runs outside compiled code"
+    new.findings.append(timing)
+    result = diff(sample, new)
+    assert [f.code for f in result.new] == ["RUN001"] and result.regressions() == []
+    structural = copy.deepcopy(warning)
+    structural.line = 98
+    new.findings.append(structural)
+    assert [r.split(" at ")[0] for r in diff(sample, new).regressions()] == [f"new {warning.code}"]
