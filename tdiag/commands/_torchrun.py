@@ -37,7 +37,33 @@ def launch(args: argparse.Namespace) -> int:
         exit_code = 130
     # The launcher is the one process that reports, whatever the ranks' exit status: a failed job keeps its summary.
     show_results(args, run_dir, lead=True)
+    if exit_code != 0 and every_rank_finished(run_dir, args.nproc_per_node):
+        print(FAILED_AFTER_FINISH, file=sys.stderr)
     return exit_code
+
+
+FAILED_AFTER_FINISH = (
+    "tdiag: every rank's program ran to its end (each record ends with exit 0); the failure torchrun reports "
+    "came afterwards, while the ranks' Python shut down. With gloo and DDP this is torch's own exit abort "
+    "('terminate called without an active exception'), which happens without tdiag too: docs/multi-rank-exit.md"
+)
+
+
+def every_rank_finished(run_dir: Path, ranks: int) -> bool:
+    """Every rank's record holds the program's normal end."""
+    from tdiag.record import open_record
+
+    try:
+        files = open_record(run_dir)
+        return len(files) == ranks and all(program_finished(rf) for rf in files)
+    except Exception:  # an unreadable record says nothing either way; the summary already reported it
+        return False
+
+
+def program_finished(record_file) -> bool:
+    """The rank's program returned with status 0 and tdiag recorded it (torchrun's SIGTERM to a surviving rank may
+    add a later exit event)."""
+    return any(ev["type"] == "exit" and ev.get("reason") == "exit" and ev.get("code") == 0 for ev in record_file.events())
 
 
 def torchrun_command(args: argparse.Namespace, run_dir: Path) -> list[str]:

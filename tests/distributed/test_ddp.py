@@ -12,6 +12,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import gloo_exit
 from tdiag.analyzer import build
 from tdiag.analyzer.suggestions.diff import apply_patch
 from tdiag.reports.graph_facts import graph_facts
@@ -23,11 +24,9 @@ PROGRAMS = Path(__file__).parent / "programs"
 
 def run_two_ranks(program: Path, out: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "tdiag", "run", "--nproc-per-node", "2", "--no-tui", "-o", str(out), str(program)]
-    # a rank that aborts prints every thread's Python stack: which thread died, and whether the interpreter was
-    # already shutting down (the rare gloo exit abort has not been reproduced under a debugger yet)
-    env = {**env, "PYTHONFAULTHANDLER": "1"}
-    done = subprocess.run(cmd, cwd=program.parent, env=env, capture_output=True, text=True, timeout=400)
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run(cmd, cwd=program.parent, env={**env, **gloo_exit.ENV}, capture_output=True, text=True,
+                          timeout=400)
+    gloo_exit.assert_job_exited_cleanly(done, out)
     assert [f.header["rank"] for f in open_record(out)] == [0, 1]
     return done
 
