@@ -1,12 +1,16 @@
 """Compare each tdiag mode's outcome with the plain run's: counters per process, stdout, exit code.
 
-One difference is explained rather than counted: while any structured-trace handler listens (tdiag's, or torch's own
-under TORCH_TRACE), torch builds its trace events, and where that happens inside a compiled frame's eager part (a
-lazily compiled backward, a graph break) Dynamo's frame callback is handed torch's own logging frames, which it
-skips. ``frames total/ok`` then grow by those frames and nothing else changes. A frames-only difference is explained
-when the frames Dynamo saw are the plain run's plus only frames it also saw in the plain run under TORCH_TRACE
-(``PLAIN_TRACED``): never a frame of tdiag, never one fewer than without tdiag. Under ``--deep`` two frames of torch's
-JSON encoding of the Inductor config are explained too (``DEEP_CONFIG_FRAMES``).
+Two differences are explained rather than counted. An exit code that differs only because one side met torch's gloo
+exit abort after every process's program had ended (docs/multi-rank-exit.md): torch's crash, as likely without
+tdiag.
+
+And: while any structured-trace handler listens (tdiag's, or torch's own under TORCH_TRACE), torch builds its trace
+events, and where that happens inside a compiled frame's eager part (a lazily compiled backward, a graph break)
+Dynamo's frame callback is handed torch's own logging frames, which it skips. ``frames total/ok`` then grow by those
+frames and nothing else changes. A frames-only difference is explained when the frames Dynamo saw are the plain
+run's plus only frames it also saw in the plain run under TORCH_TRACE (``PLAIN_TRACED``): never a frame of tdiag,
+never one fewer than without tdiag. Under ``--deep`` two frames of torch's JSON encoding of the Inductor config are
+explained too (``DEEP_CONFIG_FRAMES``).
 """
 
 from __future__ import annotations
@@ -37,7 +41,11 @@ def compare(plain: Outcome, other: Outcome, traced: Outcome | None = None) -> Ve
     if other.timed_out or plain.timed_out:
         diffs.append("timed out" + (" (plain)" if plain.timed_out else ""))
     if plain.exit_code != other.exit_code:
-        diffs.append(f"exit code {plain.exit_code} -> {other.exit_code}")
+        text = f"exit code {plain.exit_code} -> {other.exit_code}"
+        if _torch_exit_abort(plain, other):
+            explained.append(text + " (torch's gloo exit abort, after every process's program ended)")
+        else:
+            diffs.append(text)
     if plain.stdout != other.stdout:
         diffs.append("stdout differs: " + _first_difference(plain.stdout, other.stdout))
     for role in sorted(set(plain.counters) | set(other.counters)):
@@ -59,6 +67,15 @@ def compare(plain: Outcome, other: Outcome, traced: Outcome | None = None) -> Ve
                 (diffs if reason else explained).append(text + (f" ({reason})" if reason else
                                                                  " (torch's structured-trace frames, as under TORCH_TRACE)"))
     return Verdict(not diffs, diffs, explained, needs_traced)
+
+
+def _torch_exit_abort(plain: Outcome, other: Outcome) -> bool:
+    """One side failed only by torch's gloo exit abort (docs/multi-rank-exit.md; it happens without tdiag): a rank died
+    of SIGABRT with C++'s terminate message, and yet every process of that side wrote its counters, which happens at
+    exit, once its program has ended, for the same processes as the other side."""
+    failed, fine = (plain, other) if plain.exit_code != 0 else (other, plain)
+    same_processes = bool(failed.counters) and set(failed.counters) == set(fine.counters)
+    return fine.exit_code == 0 and failed.exit_abort and same_processes
 
 
 # --deep sets Inductor's _post_fusion_custom_pass (a function); torch's own logging of the Inductor config then

@@ -31,6 +31,9 @@ class Outcome:
     seconds: float = 0.0
     stderr_tail: str = ""
     timed_out: bool = False
+    # a rank died of SIGABRT with C++'s terminate message: torch's gloo exit abort (docs/multi-rank-exit.md) when the
+    # counters say every process's program ended
+    exit_abort: bool = False
 
 
 def environment(base: dict[str, str], counters_dir: Path, nested: bool, cache_dir: Path) -> dict[str, str]:
@@ -43,6 +46,9 @@ def environment(base: dict[str, str], counters_dir: Path, nested: bool, cache_di
     env.update(PYTHONHASHSEED="0", PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     return env
+
+
+CPP_ABORT = "terminate called without an active exception"
 
 
 def run(program: Program, mode: Mode, nested: bool, work: Path, cache_dir: Path) -> Outcome:
@@ -63,7 +69,8 @@ def run(program: Program, mode: Mode, nested: bool, work: Path, cache_dir: Path)
         exit_code, timed_out = None, True
         stdout, stderr = _text(exc.stdout), _text(exc.stderr)
     outcome = Outcome(program.name, mode.name, nested, exit_code, normalise_stdout(stdout, program),
-                      read_counters(counters_dir), time.perf_counter() - started, stderr[-3000:], timed_out)
+                      read_counters(counters_dir), time.perf_counter() - started, stderr[-3000:], timed_out,
+                      exit_abort=CPP_ABORT in stderr and "exitcode: -6" in stderr)
     (directory / "outcome.json").write_text(json.dumps(outcome.__dict__, indent=1, default=str), encoding="utf-8")
     return outcome
 

@@ -38,3 +38,26 @@ def test_a_frame_dynamo_no_longer_sees_is_a_difference():
 def test_graphs_and_stdout_are_never_explained():
     tdiag = outcome("run", ["prog.py:f", "torch/x.py:g"], 2, stdout="ok\nextra\n", graphs=3)
     assert len(compare(PLAIN, tdiag, TRACED).differences) == 2
+
+
+def failed(outcome_: Outcome, exit_abort: bool = True, processes: tuple[str, ...] = ("MainProcess",)) -> Outcome:
+    outcome_.exit_code, outcome_.exit_abort = 1, exit_abort
+    outcome_.counters = {p: outcome_.counters["MainProcess"] for p in processes}
+    return outcome_
+
+
+def test_torchs_exit_abort_after_the_programs_ended_is_explained_on_either_side():
+    for plain_failed in (False, True):
+        plain = outcome("plain", ["prog.py:f", "torch/x.py:g"], 2)
+        tdiag = outcome("run", ["prog.py:f", "torch/x.py:g"], 2)
+        failed(plain if plain_failed else tdiag)
+        verdict = compare(plain, tdiag, TRACED)
+        assert verdict.identical and "gloo exit abort" in verdict.explained[0]
+
+
+def test_any_other_exit_difference_is_counted():
+    other_failure = failed(outcome("run", ["prog.py:f", "torch/x.py:g"], 2), exit_abort=False)
+    assert not compare(PLAIN, other_failure, TRACED).identical
+    # a process that never wrote its counters did not end its program: the abort may have cut it short
+    cut_short = failed(outcome("run", ["prog.py:f", "torch/x.py:g"], 2), processes=())
+    assert not compare(PLAIN, cut_short, TRACED).identical
