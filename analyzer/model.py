@@ -327,6 +327,9 @@ class Finding:
     ranks: dict[int, int] = field(default_factory=dict)  # rank -> occurrences (multi-rank runs)
     graph_keys: list[GraphKey] = field(default_factory=list)  # the graphs it concerns, rank included
     cost: Cost | None = None  # what it costs (analyzer/cost.py); None when nothing was measured or estimated
+    # torch's own expected behaviour (an FSDP/DDP split, per-block compilation's one extra compile), shown as by
+    # design, never as the user's problem
+    by_design: bool = False
 
     @property
     def family(self) -> str:
@@ -391,6 +394,9 @@ class RuntimeSummary:
     # eager time outside compiled code by what ran there (seconds): python, ops, loss, optimizer, backward, data
     eager_parts: dict[str, float] = field(default_factory=dict)
     device_busy_s: float | None = None  # CUDA: time the device ran anything in the window
+    # per kind of collective (all-gather, reduce-scatter, all-reduce, ...): calls, issue_s (the program's threads in
+    # c10d's ops), run_s (the backend running it: gloo's workers, NCCL's kernels; overlaps compute when asynchronous)
+    collectives: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @lean_dataclass

@@ -99,6 +99,7 @@ def _window(ev: dict[str, Any]) -> RankWindow | None:
         step_line=ev.get("step_line") if isinstance(ev.get("step_line"), int) else None,
         eager_parts={k: round(v, 6) for k, v in parts.items() if v > 0},
         device_busy_s=round(busy * US, 6) if isinstance(busy, (int, float)) else None,
+        collectives=_collectives(ev.get("collectives")),
     )
     compiles: dict[str, float] = {}
     for item in ev.get("compiles") or []:
@@ -118,6 +119,8 @@ EAGER_PARTS = {
     "eager:optimizer": "optimizer",
     "eager:backward": "eager backward",
     "eager:data": "data movement",
+    "eager:comm": "communication",
+    "eager:fsdp": "fsdp hooks",
 }
 
 
@@ -125,6 +128,17 @@ def window_summary(ev: dict[str, Any]) -> tuple[int | None, RuntimeSummary] | No
     """(rank, the window's summary) of one measured ``runtime`` event; None when it holds no usable window."""
     window = _window(ev)
     return (window.rank, window.summary) if window is not None else None
+
+
+def _collectives(raw: Any) -> dict[str, dict[str, float]]:
+    if not isinstance(raw, dict):
+        return {}
+    out = {}
+    for kind, v in raw.items():
+        if isinstance(v, dict) and all(isinstance(v.get(k), (int, float)) for k in ("calls", "issue_us", "run_us")):
+            out[str(kind)] = {"calls": int(v["calls"]), "issue_s": round(v["issue_us"] * US, 6),
+                              "run_s": round(v["run_us"] * US, 6)}
+    return out
 
 
 def _text(value: Any) -> str | None:

@@ -91,6 +91,7 @@ def timeline(
         # kernel time whose launching op was not found (it counts in no graph): a check on the link above
         "unlinked_device_us": unlinked_ns // 1000,
         "truncated": truncated,
+        "collectives": collectives(cpu, device),
         **({"device_time": {
             "busy_us": _busy(device, t0) // 1000,
             # kernels launched outside compiled graphs' own calls (optimizer, loss, breaks' eager parts)
@@ -106,6 +107,17 @@ EAGER_BACKWARD = "autograd::engine::evaluate_function: "
 LOSS = ("loss", "cross_entropy", "nll_")
 
 
+# Communication on the stepping thread: the c10d ops that issue a collective (and wait for it), the backends' own
+# events where they run on it, and FSDP2's scopes that issue, wait for and copy out its all-gathers and reduce-scatters
+# (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py). Their time outranks every other eager label: an
+# all-gather waited for inside FSDP's pre-forward hook, or a reduce-scatter inside autograd's eager backward, is
+# communication. FSDP's other scopes (pre/post-forward, pre/post-backward bookkeeping) are its hooks.
+COMM_OPS = ("c10d::", "record_param_comms", "gloo:", "nccl:")
+FSDP_COMM_SCOPES = ("FSDP::all_gather", "FSDP::post_backward_reduce", "FSDP::post_backward_rs_wait",
+                    "FSDP::forward_prefetch", "FSDP::backward_prefetch", "FSDP::wait_for_unshard")
+FSDP_HOOKS = ("FSDP::", "fsdp::")
+
+
 def _eager_spans(main: list[Any], cpu: list[Any], cuda: bool) -> list[tuple[int, int, tuple[int, float], str, None]]:
     """What ran outside compiled code, by the outermost event covering it: below every compiled-code span, so only
     time no region, guard, compile or compiled backward covers is labelled here. Higher priority: the outer label.
@@ -113,7 +125,11 @@ def _eager_spans(main: list[Any], cpu: list[Any], cuda: bool) -> list[tuple[int,
     spans = []
     for e in main:
         name = e.name()
-        if name.startswith(OPTIMIZER):
+        if name.startswith(COMM_OPS) or name.startswith(FSDP_COMM_SCOPES):
+            label, prio = "eager:comm", 0.95
+        elif name.startswith(FSDP_HOOKS):
+            label, prio = "eager:fsdp", 0.85
+        elif name.startswith(OPTIMIZER):
             label, prio = "eager:optimizer", 0.9
         elif (cuda and name in DATA_OPS) or name.startswith(DATA_LOADING):
             label, prio = "eager:data", 0.7
@@ -126,6 +142,45 @@ def _eager_spans(main: list[Any], cpu: list[Any], cuda: bool) -> list[tuple[int,
         if e.name().startswith(EAGER_BACKWARD) and e.name() != BACKWARD:
             spans.append(_span(e) + ((0, 0.8), "eager:backward", None))
     return spans
+
+
+# c10d's op names (torch/csrc/distributed/c10d/Ops.cpp), the backends' event names ("gloo:all_gather",
+# "nccl:_reduce_scatter_base") and NCCL's kernels ("ncclDevKernel_AllGather_RING_LL") -> the collective's kind
+COLLECTIVE_KINDS = (
+    ("reduce_scatter", "reduce-scatter"), ("reducescatter", "reduce-scatter"), ("allgather", "all-gather"),
+    ("all_gather", "all-gather"), ("allreduce", "all-reduce"), ("all_reduce", "all-reduce"),
+    ("alltoall", "all-to-all"), ("all_to_all", "all-to-all"), ("broadcast", "broadcast"), ("barrier", "barrier"),
+    ("send", "send/recv"), ("recv", "send/recv"), ("reduce", "reduce"), ("gather", "gather"), ("scatter", "scatter"),
+)
+BACKEND_EVENTS = ("gloo:", "nccl:")
+NCCL_KERNEL = "nccl"
+
+
+def collective_kind(name: str) -> str:
+    lowered = name.lower().replace("_base", "").replace("_coalesced", "").replace("_into_tensor", "")
+    return next((kind for key, kind in COLLECTIVE_KINDS if key in lowered), "other")
+
+
+def collectives(cpu: list[Any], device: list[Any]) -> dict[str, dict[str, int]]:
+    """Per kind of collective: ``calls`` and ``issue_us`` (c10d ops on any thread: what the program's threads spent
+    issuing, and for a synchronous one waiting), ``run_us`` (what the backend ran: gloo's worker threads and NCCL's
+    host events, or NCCL's kernels on the device; it overlaps compute when the backend runs it asynchronously).
+    gloo runs a reduce-scatter as an all-reduce: the issued kind and the run kind then differ, as torch named them."""
+    out: dict[str, dict[str, int]] = defaultdict(lambda: {"calls": 0, "issue_us": 0, "run_us": 0})
+    device_ran = False
+    for e in device:
+        if e.duration_ns() > 0 and e.name().lower().startswith(NCCL_KERNEL):
+            out[collective_kind(e.name()[len(NCCL_KERNEL):])]["run_us"] += e.duration_ns() // 1000
+            device_ran = True
+    for e in cpu:
+        name = e.name()
+        if name.startswith("c10d::"):
+            entry = out[collective_kind(name[len("c10d::"):])]
+            entry["calls"] += 1
+            entry["issue_us"] += e.duration_ns() // 1000
+        elif name.startswith(BACKEND_EVENTS) and not device_ran:
+            out[collective_kind(name.split(":", 1)[1])]["run_us"] += e.duration_ns() // 1000
+    return {kind: dict(v) for kind, v in sorted(out.items())}
 
 
 def _launched_before(cpu: list[Any], device: list[Any], t1: int) -> list[Any]:

@@ -17,8 +17,19 @@ for x, y in loader:
     opt.zero_grad()
 ```
 
+Under FSDP2 or DDP much of that time is the framework's: its collectives (all-gather, reduce-scatter, all-reduce:
+issued and waited for on the stepping thread, labelled `communication`) and FSDP's own hooks around each compiled
+block (`fsdp hooks`, run eagerly by design). Compiling more of the step does not remove them; the distributed knobs
+do.
+
 ## Use instead
-Compile the optimizer step too (`torch.compile(opt.step)`, or a compiled `train_step` holding forward, loss,
+Communication: FSDP2's `fully_shard(block, reshard_after_forward=False)` (no second all-gather in backward, more
+memory), explicit prefetching (`block.set_modules_to_forward_prefetch([...])`,
+`block.set_modules_to_backward_prefetch([...])`), fewer and larger collectives (shard groups of blocks with one
+`fully_shard` call); DDP's `bucket_cap_mb`; with gradient accumulation, `model.set_requires_gradient_sync(False)`
+(FSDP2) or `model.no_sync()` (DDP) on the steps between syncs.
+
+Otherwise compile the optimizer step too (`torch.compile(opt.step)`, or a compiled `train_step` holding forward, loss,
 backward and step), use a `foreach=True` or `fused=True` optimizer, and move per-step work (the loss, data
 preparation) into the compiled region. Data movement: move batches with `non_blocking=True` from pinned memory.
 """
@@ -40,7 +51,18 @@ FIXES = {
     "data movement": "move batches from pinned memory with non_blocking=True, or prepare them in DataLoader workers",
     "loss": "compute the loss inside the compiled function",
     "eager ops": "move these eager ops into the compiled region",
+    "fsdp hooks": "FSDP2's hooks run eagerly around each compiled block (by design): fewer, larger fully_shard "
+    "units (shard groups of blocks together) mean fewer hook calls",
 }
+COMM_FIXES = {  # the distributed knobs, for the framework the step's time was measured in
+    "fsdp": "overlap and shrink FSDP2's collectives: fully_shard(block, reshard_after_forward=False) (no all-gather "
+    "again in backward, more memory), explicit prefetching (block.set_modules_to_forward_prefetch([next_block]), "
+    "set_modules_to_backward_prefetch), fewer and larger collectives (shard groups of blocks with one fully_shard "
+    "call); with gradient accumulation, model.set_requires_gradient_sync(False) between syncs",
+    "other": "overlap and shrink the collectives: DDP's bucket_cap_mb (fewer, larger all-reduces), model.no_sync() "
+    "between syncs with gradient accumulation; collectives issued with async_op=True and waited for late",
+}
+COMM_PARTS = ("communication", "fsdp hooks")
 
 
 def check(ctx):
@@ -54,13 +76,13 @@ def check(ctx):
     parts = dict(sorted(runtime.eager_parts.items(), key=lambda kv: -kv[1]))
     top = next(iter(parts))
     listed = ", ".join(f"{name} {ms_per_step(v, runtime):.3g} ms" for name, v in parts.items())
-    fixes = [FIXES[name] for name in parts if name in FIXES and parts[name] >= 0.2 * other][:2]
+    fixes = [_fix(name, parts) for name in parts if _fix(name, parts) and parts[name] >= 0.2 * other][:2]
     return [
         RULE.finding(
             message=f"{share:.0%} of each measured step of {runtime.step_function} ({ms_per_step(other, runtime):.3g} "
             f"ms of {ms_per_step(runtime.window_s, runtime):.3g} ms) runs outside compiled code: {listed}"
             + (f" (partial window of {runtime.steps} steps)" if runtime.partial else ""),
-            fix="; ".join(fixes) or FIXES.get(top, FIXES["python"]),
+            fix="; ".join(fixes) or _fix(top, parts) or FIXES["python"],
             **step_anchor(ctx, runtime), function=runtime.step_function,
             impact=share,
             evidence=RuntimeShareEvidence(
@@ -69,3 +91,16 @@ def check(ctx):
             ),
         )
     ]
+
+
+def _fix(part: str, parts: dict[str, float]) -> str | None:
+    """The fix for one part of the step's eager time. Under FSDP or DDP (collectives measured), Python between the
+    compiled blocks is mostly the framework's own: "compile the whole step" is not offered for it."""
+    distributed = any(parts.get(name, 0) > 0 for name in COMM_PARTS)
+    if part == "communication":
+        return COMM_FIXES["fsdp" if parts.get("fsdp hooks", 0) > 0 else "other"]
+    if part == "python" and distributed:
+        return "the Python between compiled blocks (the training loop, the framework's Python around its hooks): " \
+            "keep per-step Python out of the loop (no .item() every step); with FSDP2, fewer and larger fully_shard " \
+            "units"
+    return FIXES.get(part)
