@@ -149,3 +149,16 @@ def _dotted(node) -> str | None:
 def wrapper_breaks(analysis: Analysis, fragment: str = "distributed/fsdp/") -> list:
     """The graph breaks that happened inside the wrapper's own code (its hooks), reached from a user line."""
     return [b for b in analysis.breaks if b.library_frame is not None and fragment in b.library_frame.path.replace("\\", "/")]
+
+
+FSDP2_HOOK_FRAMES = ("distributed/fsdp/_fully_shard/", "distributed/_composable/fsdp")
+FSDP2_FULLGRAPH_FIX = (
+    "compile each block after sharding it instead (fully_shard(block); block.compile(fullgraph=True)), so FSDP2's "
+    "hooks run between the compiled blocks, or drop fullgraph=True for the model")
+
+
+def fsdp2_hook_break(text: str) -> bool:
+    """A graph break in FSDP2's hooks: they run under ``torch._dynamo.disable`` ("skipping FSDP hooks",
+    torch/distributed/fsdp/_fully_shard/_fsdp_common.py), so a compiled region that calls a fully_shard'ed module
+    cannot be one graph (pytorch#181924): the break's user stack passes through FSDP2's files."""
+    return any(frame in text for frame in FSDP2_HOOK_FRAMES)

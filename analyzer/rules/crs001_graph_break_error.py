@@ -28,6 +28,8 @@ or `torch.cond` for branches with side effects, or drop `fullgraph=True` to let 
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._crashes import quoted, raised_at
 
+from tdiag.analyzer.distributed import FSDP2_FULLGRAPH_FIX, fsdp2_hook_break
+
 RULE = Rule("CRS001", "graph-break-error", "error", "A graph break under fullgraph=True stopped the program",
             suggester="crash", claims="crashes")
 BRANCH_IDS = {"GB0170"}  # data-dependent branching
@@ -40,7 +42,11 @@ def matches(crash) -> bool:
 def message(crash, ctx) -> str:
     cause = quoted(crash.gb_type or crash.headline)
     gb = f" {crash.gb_id}" if crash.gb_id else ""
-    return f"graph break{gb} ({cause}) here is an error under {policy(ctx.analysis, crash)}{raised_at(crash)}"
+    text = f"graph break{gb} ({cause}) here is an error under {policy(ctx.analysis, crash)}{raised_at(crash)}"
+    if fsdp2_hook_break(crash.message):
+        text += ("; the skipped function is FSDP2's hook of the fully_shard'ed module called here (torch runs FSDP's "
+                 "hooks under torch._dynamo.disable by design, pytorch#181924)")
+    return text
 
 
 def policy(analysis, crash) -> str:
@@ -54,6 +60,8 @@ def policy(analysis, crash) -> str:
 
 
 def fix(crash, ctx) -> str:
+    if fsdp2_hook_break(crash.message):
+        return FSDP2_FULLGRAPH_FIX
     if crash.gb_id in BRANCH_IDS:
         return "compute both branches with torch.where, or express the branch with torch.cond"
     return ("remove the construct from the compiled function (torch's hints in the evidence say how), or let torch "

@@ -1,8 +1,8 @@
 """The corpus: programs under tests/differential/programs, each with one ``# differential:`` line of tags.
 
-    # differential: kind=script|pytest|distributed [inductor] [timeout=SECONDS]
+    # differential: kind=script|pytest|distributed [inductor] [timeout=SECONDS] [nproc=RANKS]
 
-``kind`` decides how each mode runs it (modes.py); ``inductor`` programs compile with real Inductor and are in the
+``nproc`` is how many ranks a distributed program runs on (2 when not given). ``kind`` decides how each mode runs it (modes.py); ``inductor`` programs compile with real Inductor and are in the
 full set only (they take tens of seconds on a CPU).
 """
 
@@ -24,6 +24,7 @@ class Program:
     kind: str = "script"
     inductor: bool = False
     timeout: int = 300
+    nproc: int = 2  # ranks of a distributed program
     tags: frozenset[str] = field(default_factory=frozenset)
 
     @property
@@ -41,7 +42,8 @@ def load(path: Path) -> Program:
     kind = options.get("kind", "script")
     if kind not in KINDS:
         raise ValueError(f"{path.name}: kind={kind} is not one of {', '.join(KINDS)}")
-    return Program(path, kind, "inductor" in flags, int(options.get("timeout", 300)), flags)
+    return Program(path, kind, "inductor" in flags, int(options.get("timeout", 300)), int(options.get("nproc", 2)),
+                   flags)
 
 
 def corpus(names: list[str] | None = None, inductor: bool = True) -> list[Program]:

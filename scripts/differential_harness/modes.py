@@ -16,7 +16,7 @@ LAUNCHER = Path(__file__).with_name("capture_launcher.py")
 # The same in plain and plugin runs: quiet, no cache files in the repository, no conftest of the test tree (the
 # program is the test), and the tdiag marker unknown without the plugin must not add a warning to stdout.
 PYTEST = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--noconftest", "-W", "ignore::pytest.PytestUnknownMarkWarning"]
-TORCHRUN = ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
+TORCHRUN = ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node"]
 
 
 @dataclass(frozen=True)
@@ -39,17 +39,17 @@ class Mode:
             if program.kind == "pytest":
                 return [py, *PYTEST, "-p", "no:tdiag", prog]
             if program.kind == "distributed":
-                return [py, *TORCHRUN, prog]
+                return [py, *TORCHRUN, str(program.nproc), prog]
             return [py, prog]
         if self.launcher == "plugin":
             return [py, *PYTEST, prog]
         if self.launcher == "capture":
             if program.kind == "distributed":
-                return [py, *TORCHRUN, str(LAUNCHER), str(record), prog]
+                return [py, *TORCHRUN, str(program.nproc), str(LAUNCHER), str(record), prog]
             return [py, str(LAUNCHER), str(record), prog]
         run = [py, "-m", "tdiag", "run", "--no-tui", "-o", str(record), *self.tdiag_options]
         if program.kind == "distributed":
-            run += ["--nproc-per-node", "2"]
+            run += ["--nproc-per-node", str(program.nproc)]
         if program.kind == "pytest":
             return [*run, *PYTEST, "-p", "no:tdiag", prog]  # `tdiag run -m pytest ...`: PYTEST starts with -m
         return [*run, prog]

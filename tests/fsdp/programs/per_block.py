@@ -1,9 +1,11 @@
 """FSDP2 with per-block compile, as torchtitan does it: each block is fully_shard'ed, then compiled with
 block.compile(); the model is sharded last. A Python loop with loss.item() outside the compiled code.
 
-MODE=fullgraph compiles each block with fullgraph=True; MODE=whole compiles the whole sharded model instead.
+MODE=fullgraph compiles each block with fullgraph=True; MODE=whole compiles the whole sharded model instead, and
+MODE=whole-fullgraph with fullgraph=True (FSDP2's hooks are torch._dynamo.disable'd: that cannot compile).
 """
 
+# differential: kind=distributed timeout=600
 import os
 import sys
 
@@ -48,10 +50,11 @@ class Net(torch.nn.Module):
 model = Net().to(device)
 for block in model.blocks:
     fully_shard(block)
-    if MODE != "whole":
+    if not MODE.startswith("whole"):
         block.compile(backend=BACKEND, fullgraph=MODE == "fullgraph")  # BLOCK COMPILE
 fully_shard(model)
-step_model = torch.compile(model, backend=BACKEND) if MODE == "whole" else model
+whole = MODE.startswith("whole")
+step_model = torch.compile(model, backend=BACKEND, fullgraph=MODE == "whole-fullgraph") if whole else model
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 x = torch.randn(16, WIDTH, device=device)
 for step in range(STEPS):
