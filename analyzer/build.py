@@ -128,6 +128,7 @@ class Builder:
             platform=h.get("platform"),
             started=h.get("started"),
             ranks=ranks,
+            hosts={hd["rank"]: hd["host"] for hd in self.log.headers if hd.get("rank") is not None and "host" in hd},
             incomplete_ranks=[r for r in self.log.truncated_ranks if r is not None],
             notes=list(self.log.notes),
             record_problems=list(self.log.problems),

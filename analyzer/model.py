@@ -468,6 +468,7 @@ class RunInfo:
     exit_reason: str | None = None  # exit, exception, signal, keyboard_interrupt, unknown (record cut short)
     complete: bool = False
     ranks: list[int] = field(default_factory=list)
+    hosts: dict[int, str] = field(default_factory=dict)  # rank -> the node (hostname) it ran on, from its header
     incomplete_ranks: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # missing hooks, reduced detail
     record_problems: list[str] = field(default_factory=list)  # truncated lines, unknown events

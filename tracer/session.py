@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import platform
+import socket
 import sys
 import time
 from collections.abc import Callable
@@ -34,6 +35,7 @@ def header_fields(argv: list[str], root: Path, rank: int | None, extra: dict[str
         "torch": torch.__version__,
         "python": platform.python_version(),
         "platform": platform.platform(terse=True),
+        "host": socket.gethostname(),  # the node: ranks of a multi-node job are told apart by it
         "device": device,
         "argv": argv,
         "root": str(root),
