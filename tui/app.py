@@ -41,6 +41,7 @@ class TdiagApp(App):
         Binding("3", "go('recompiles')", "Recompiles", show=False),
         Binding("4", "go('graphs')", "Graphs", show=False),
         Binding("5", "go('source')", "Source", show=False),
+        Binding("k", "ranks", "Ranks", show=False),
         Binding("slash", "search", "Search", show=False),
         Binding("escape", "back", "Back", show=False),
         Binding("question_mark", "help", "Help"),
@@ -73,6 +74,13 @@ class TdiagApp(App):
         if mode != self.current_mode:
             self._history.append(self.current_mode)
             await self.switch_mode(mode)
+
+    def action_ranks(self) -> None:
+        """The per-rank heat map (multi-rank runs; a single process is told it needs several ranks)."""
+        from tdiag.tui.screens.ranks import RanksScreen
+
+        if not isinstance(self.screen, RanksScreen):
+            self.push_screen(RanksScreen(self.analysis))
 
     async def action_back(self) -> None:
         if len(self.screen_stack) > 1:

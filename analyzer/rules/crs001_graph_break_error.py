@@ -25,10 +25,9 @@ def step(x):
 or `torch.cond` for branches with side effects, or drop `fullgraph=True` to let torch split the graph there.
 """
 
+from tdiag.analyzer.distributed import FSDP2_FULLGRAPH_FIX, fsdp2_hook_break
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._crashes import quoted, raised_at
-
-from tdiag.analyzer.distributed import FSDP2_FULLGRAPH_FIX, fsdp2_hook_break
 
 RULE = Rule("CRS001", "graph-break-error", "error", "A graph break under fullgraph=True stopped the program",
             suggester="crash", claims="crashes")

@@ -11,6 +11,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey
+from tdiag.analyzer.rank_view import RankView
 from tdiag.reports.cost_format import PART_COLORS, rank_runtimes, runtime_parts
 
 from .escape import plotly_text as esc
@@ -99,6 +100,37 @@ def runtime_chart(analysis: Analysis) -> Chart | None:
             xaxis=dict(title="ms per step", automargin=True),
             yaxis=dict(automargin=True, autorange="reversed"),
         ),
+    )
+
+
+RANK_CHART_ID = "chart-ranks"
+
+
+def rank_heatmap_chart(view: RankView | None) -> Chart | None:
+    """Per rank (columns) and metric (rows): each row coloured by its own scale (value / the row's largest), the
+    value itself in the hover text; outlier ranks are listed beside it."""
+    if view is None or not view.metrics:
+        return None
+    ranks = [str(row.rank) for row in view.rows]
+    z, text = [], []
+    for metric in view.metrics:
+        values = [row.values.get(metric.key) for row in view.rows]
+        top = max((v for v in values if v is not None), default=0) or 1
+        z.append([None if v is None else round(v / top, 4) for v in values])
+        unit = f" {metric.unit}" if metric.unit else ""
+        text.append(["not measured" if v is None else f"{v:.4g}{unit}" for v in values])
+    hosts = [row.host or "" for row in view.rows]
+    trace = go.Heatmap(
+        x=ranks, y=[esc(m.label) for m in view.metrics], z=z, text=text, customdata=[hosts] * len(view.metrics),
+        colorscale="YlOrRd", zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
+        hovertemplate="rank %{x} %{customdata}<br>%{y}: %{text}<extra></extra>",
+    )
+    return Chart(
+        RANK_CHART_ID,
+        "Per rank",
+        "Each row is coloured on its own scale (its largest value darkest); hover a cell for its value.",
+        _figure([trace], height=80 + 30 * len(view.metrics), xaxis=dict(title="rank", type="category"),
+                yaxis=dict(automargin=True, autorange="reversed")),
     )
 
 

@@ -18,11 +18,12 @@ from tdiag.analyzer.model import (
     Kernel,
     Recompile,
 )
+from tdiag.analyzer.rank_view import RankView, rank_view
 
 from ..cost_heat import line_heat
 from ..view import FindingView as SharedFindingView
 from ..view import ModuleTimeRow, StackLine, finding_view, module_time_rows
-from .charts import build_charts
+from .charts import build_charts, rank_heatmap_chart
 from .escape import json_for_script, safe_url
 from .finding_data import finding_rows
 from .graph_data import graph_rows
@@ -121,6 +122,8 @@ class Page:
     empty_verdict: tuple[str, str] = ("clear", "")  # (tone, sentence) shown when there are no findings
     crash_line: str | None = None  # torch.compile stopped the program: the banner above everything
     crash_anchor: str | None = None  # the CRS finding's anchor, when it is listed
+    rank_view: RankView | None = None  # multi-rank: the per-rank heat map's rows and outlier ranks
+    rank_chart: Any = None
 
 
 def build_page(analysis: Analysis) -> Page:
@@ -129,6 +132,8 @@ def build_page(analysis: Analysis) -> Page:
     findings = _findings(analysis, slugs, lines)
     graphs = [_graph_view(analysis, g, i) for i, g in enumerate(analysis.graphs)]
     charts = build_charts(analysis)
+    ranks_view = rank_view(analysis)
+    rank_chart = rank_heatmap_chart(ranks_view)
     ranks = [str(r) for r in analysis.run.ranks] if len(analysis.run.ranks) > 1 else []
     code = _code_map(analysis, graphs)
     return Page(
@@ -141,7 +146,7 @@ def build_page(analysis: Analysis) -> Page:
         families=sorted(Counter(v.f.family for v in findings).items()),
         severities=sorted(Counter(v.f.severity for v in findings).items(), key=lambda kv: SEVERITY_RANK.get(kv[0], 99)),
         charts=charts,
-        charts_json=json_for_script({c.id: c.figure for c in charts}),
+        charts_json=json_for_script({c.id: c.figure for c in [*charts, *([rank_chart] if rank_chart else [])]}),
         sources=_sources(analysis, slugs, findings),
         graphs=graphs,
         recompiles=_recompiles(analysis),
@@ -155,6 +160,8 @@ def build_page(analysis: Analysis) -> Page:
         line_rows=module_time_rows(analysis, by="line"),
         crash_line=crash_headline(analysis),
         crash_anchor=next((f.anchor for f in analysis.findings if f.family == "CRS"), None),
+        rank_view=ranks_view,
+        rank_chart=rank_chart,
     )
 
 

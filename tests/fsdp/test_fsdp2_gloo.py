@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 from differential_testing import MODES, PLAIN, compare, load, run
-
 from tdiag.analyzer import build
 
 PROGRAM = Path(__file__).parent / "programs" / "per_block.py"

@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import gloo_exit
-
 from tdiag.analyzer import build
 
 PROGRAM = Path(__file__).parent / "programs" / "per_block.py"

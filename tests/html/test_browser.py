@@ -58,7 +58,7 @@ def wait_ready(page, stage: str = "findings") -> None:
 def test_loads_cleanly_and_renders_every_chart(context, report_file, artifacts: Path) -> None:
     page, log, analysis = open_report(context, report_file)
     charts = page.eval_on_selector_all("div.chart", "els => els.map(e => e.id)")
-    assert len(charts) == 4
+    assert len(charts) == 5  # four charts and the per-rank heat map (a 2-rank fixture)
     wait_ready(page, "charts")
     for chart_id in charts:
         page.wait_for_selector(f"#{chart_id} svg.main-svg", state="attached")
