@@ -72,6 +72,8 @@ class KernelTableBuilder:
         self.modules = kernel_modules.by_compile_id(log.other)
         self.aot_stacks = kernel_modules.aot_by_graph(log.other)
         self.roots: dict[GraphKey, str | None] = {}
+        # parsed output code by its blob's content hash: every rank of a job generates the same code, parsed once
+        self.parsed: dict[str, Any] = {}
         self.events: dict[tuple[Any, str], GraphEvents] = defaultdict(GraphEvents)
         for ev in log.torch:
             if ev.name in GRAPH_EVENTS and ev.compile_id is not None:
@@ -88,7 +90,7 @@ class KernelTableBuilder:
 
     # -- one graph -------------------------------------------------------------------------------------------------
     def _graph(self, graph: CompiledGraph, events: GraphEvents) -> None:
-        codes = _output_codes(events.all("inductor_output_code"))
+        codes = _output_codes(events.all("inductor_output_code"), self.parsed)
         post_grads = _post_grad_graphs(events.all("artifact:inductor_post_grad_graph", "inductor_post_grad_graph"))
         mappings = [_json(e.payload) for e in events.all("artifact:inductor_provenance_tracking_node_mappings")]
         traces = [_json(e.payload) for e in events.all("artifact:inductor_provenance_tracking_kernel_stack_traces")]
@@ -266,19 +268,26 @@ class KernelTableBuilder:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------------
-def _output_codes(events: list[TorchEvent]) -> list[tuple[str, TorchEvent, output_code.OutputCode]]:
+def _output_codes(events: list[TorchEvent], parsed_by_hash: dict[str, Any] | None = None
+                  ) -> list[tuple[str, TorchEvent, output_code.OutputCode]]:
     """(role, event, parsed) per role, in forward/backward/inference order; a later output code of the same role
-    (a retried attempt) replaces an earlier one."""
+    (a retried attempt) replaces an earlier one. ``parsed_by_hash`` keeps each parse by the code's blob hash (the
+    parse is only read), so the same code recorded by many ranks is parsed once."""
     if not events:
         return []
     from tdiag.analyzer import output_code
 
     by_role: dict[str, tuple[TorchEvent, output_code.OutputCode]] = {}
+    cache = parsed_by_hash if parsed_by_hash is not None else {}
     for index, ev in enumerate(events):
-        text = ev.payload
-        if not text:
-            continue
-        parsed = output_code.parse(text)
+        parsed = cache.get(ev.payload_ref) if ev.payload_ref is not None else None
+        if parsed is None:
+            text = ev.payload
+            if not text:
+                continue
+            parsed = output_code.parse(text)
+            if ev.payload_ref is not None:
+                cache[ev.payload_ref] = parsed
         role = parsed.role or ("forward" if index == 0 else "backward")
         by_role[role] = (ev, parsed)
     return [(role, *by_role[role]) for role in ROLES if role in by_role]
