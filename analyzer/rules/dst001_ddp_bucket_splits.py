@@ -45,6 +45,7 @@ def check(ctx):
         ]
         findings.append(
             RULE.finding(
+                by_design=True,  # DDPOptimizer's own splits, not the program's
                 message=f"{function} ({graph.path}:{graph.line}) runs as {len(graph.ddp_buckets)} subgraphs that "
                 f"DDPOptimizer cut at gradient-bucket boundaries: expected splits (DDP overlaps each bucket's "
                 f"all-reduce with backward), not graph breaks" + wrapper_sites,
