@@ -117,3 +117,20 @@ def test_one_slow_rank_of_256_is_called_out_and_noise_is_not():
     slow[137] = 31.0
     (outlier,) = rank_view(_ranks(slow)).outliers
     assert (outlier.rank, outlier.metric) == (137, "step_ms")
+
+
+def test_html_heat_map_of_256_ranks_in_a_real_browser(browser, tmp_path):
+    from tdiag.reports.html import write_html
+
+    step_ms = [20.0 + (r % 7) * 0.4 for r in range(256)]
+    step_ms[137] = 31.0
+    path = tmp_path / "report.html"
+    write_html(_ranks(step_ms), path)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(path.as_uri() + "#ranks")
+    page.wait_for_function("() => document.documentElement.dataset.ready === 'charts'")
+    page.wait_for_selector("#chart-ranks svg.main-svg", state="attached")
+    x = page.evaluate("() => document.getElementById('chart-ranks').data[0].x")
+    assert x == [str(r) for r in range(256)]
+    assert page.inner_text("ul.rank-outliers").startswith("rank 137: step time 31 ms")
+    page.close()
