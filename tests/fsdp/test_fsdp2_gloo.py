@@ -115,3 +115,29 @@ def test_whole_model_fullgraph_stops_at_fsdp2_hooks_with_the_per_block_fix(tmp_p
     crashes = [f for f in build(record).findings if f.code == "CRS001"]
     assert crashes and all((f.path, f.line) == ("per_block.py", BLOCK_CALL) for f in crashes)
     assert all("FSDP2's hook" in f.message and "block.compile(fullgraph=True)" in f.fix for f in crashes)
+
+
+TP_PROGRAM = PROGRAM.with_name("fsdp_tp.py")
+
+
+def test_fsdp_with_tensor_parallel_on_a_2x2_mesh(tmp_path):
+    """4 ranks: TP over "tp" (fc1 colwise, fc2 rowwise), FSDP2 over "dp", 2 blocks compiled per block. By hand, per
+    step and rank: each block is its own FSDP root (not resharded after forward): 2 all-gathers, 2 reduce-scatters;
+    TP: one all-reduce of each block's rowwise output in forward, one of the colwise input's gradient in backward for
+    the second block only (the first block's input needs no gradient): 3 all-reduces."""
+    program = load(TP_PROGRAM)
+    assert program.nproc == 4
+    plain = run(program, PLAIN, False, tmp_path, tmp_path / "cache")
+    under = run(program, MODES["run"], False, tmp_path, tmp_path / "cache")
+    _assert_identical(plain, under, 4)
+    assert _per_rank_recompiles(plain) == {r: 1 for r in range(4)}
+    (record,) = tmp_path.glob("fsdp_tp-run-*/record")
+    a = build(record)
+    (rcp,) = [f for f in a.findings if f.code.startswith("RCP")]
+    block_call = next(i for i, t in enumerate(TP_PROGRAM.read_text().splitlines(), 1) if "# BLOCK CALL" in t)
+    assert (rcp.code, rcp.by_design, rcp.line, rcp.ranks) == ("RCP006", True, block_call, {r: 1 for r in range(4)})
+    for rank, window in a.summary.runtime.per_rank.items():
+        steps, collectives = window["steps"], window["collectives"]
+        counts = {kind: collectives[kind]["calls"] / steps for kind in ("all-gather", "reduce-scatter", "all-reduce")}
+        assert counts == {"all-gather": 2, "reduce-scatter": 2, "all-reduce": 3}, (rank, collectives)
+        assert window["eager_parts"]["communication"] > 0
