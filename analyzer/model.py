@@ -327,6 +327,9 @@ class Finding:
     ranks: dict[int, int] = field(default_factory=dict)  # rank -> occurrences (multi-rank runs)
     graph_keys: list[GraphKey] = field(default_factory=list)  # the graphs it concerns, rank included
     cost: Cost | None = None  # what it costs (analyzer/cost.py); None when nothing was measured or estimated
+    # torch's own deliberate break (the optimizer's graph_break(), DDP's bucket splits...): info, nothing to fix,
+    # ranked after every fixable finding, still counted in the totals
+    by_design: bool = False
 
     @property
     def family(self) -> str:

@@ -14,7 +14,7 @@ import re
 
 import libcst as cst
 from tdiag.analyzer.evidence import BreakEvidence, RecompileEvidence, evidence_as
-from tdiag.analyzer.library_causes import LibraryCause, is_library_path, library_name, match
+from tdiag.analyzer.library_causes import LibraryCause, is_by_design, is_library_path, library_name, match
 from tdiag.analyzer.model import Finding, Frame, Suggestion
 from tdiag.analyzer.suggestions.call_arguments import user_expression
 from tdiag.analyzer.suggestions.call_sites import callee_name, compiled_call_on_line, compiled_names
@@ -41,6 +41,8 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
 def fix_line(finding: Finding, suggestion: Suggestion) -> str:
     """The one-line fix the outputs show: the suggestion's title, naming the library function the cause is in."""
     found = match(finding)
+    if found is not None and is_by_design(found[0]):
+        return found[0].fix
     frame = found[1] if found else _cause_frame(finding)
     text = suggestion.title[:1].lower() + suggestion.title[1:]
     if frame is not None and frame.function and frame.function != "?" and f"`{frame.function}`" not in text:
@@ -58,6 +60,8 @@ def where(frame: Frame) -> str:
 
 
 def _from_catalogue(finding: Finding, ctx: SuggestionContext, entry: LibraryCause, frame: Frame) -> Suggestion:
+    if is_by_design(entry):
+        return _by_design(finding, entry, frame)
     values = {"model": "model", "value": _value(finding, entry) or _guarded_value(finding, ctx, entry) or "..."}
     patch, note = None, None
     if entry.patch:
@@ -72,6 +76,19 @@ def _from_catalogue(finding: Finding, ctx: SuggestionContext, entry: LibraryCaus
         f"Known library cause `{entry.id}` (seen on {entry.seen_on}).",
         patch=patch,
         patch_note=note,
+        alternatives=list(entry.alternatives),
+    )
+
+
+def _by_design(finding: Finding, entry: LibraryCause, frame: Frame) -> Suggestion:
+    """torch's own deliberate break: info, nothing to fix (it still counts in the totals)."""
+    finding.severity = "info"
+    finding.by_design = True
+    return Suggestion(
+        title=entry.fix[:1].upper() + entry.fix[1:],
+        why=f"The break is inside torch, in {where(frame)}, on purpose: {entry.cause}. "
+        f"Known cause `{entry.id}` (seen on {entry.seen_on}).",
+        patch_note="no patch: the break is torch's own design",
         alternatives=list(entry.alternatives),
     )
 
@@ -161,7 +178,34 @@ def _tensor_argument(finding, ctx, entry, values):
     return patch_for(tree, with_torch_import(tree, tree.module.deep_replace(value, wrapped))), values
 
 
+def _compile_base_model(finding, ctx, entry, values):
+    """``torch.compile(model.get_base_model(), ...)`` in place of ``torch.compile(model, ...)`` for a model made by
+    peft's ``get_peft_model``: the wrapper's with-block frame is left uncompiled, the base model (LoRA layers
+    inside) is compiled."""
+    tree = ctx.tree(finding.path)
+    compiles = [c for c in tree.nodes(cst.Call) if tree.qualified(c.func) == "torch.compile" and c.args
+                and c.args[0].keyword is None and isinstance(c.args[0].value, cst.Name)]
+    wrapped = {name for name, value in _assignments(tree) if isinstance(value, cst.Call)
+               and (tree.qualified(value.func) or "").endswith("get_peft_model")}
+    targets = [c for c in compiles if c.args[0].value.value in wrapped]
+    if len(targets) != 1:
+        raise NoPatch("no single torch.compile(...) of a model made by get_peft_model(...) in this file")
+    call = targets[0]
+    model = call.args[0].value.value
+    base = cst.parse_expression(f"{model}.{entry.options['base_model']}")
+    new_call = call.with_changes(args=[call.args[0].with_changes(value=base), *call.args[1:]])
+    return patch_for(tree, tree.module.deep_replace(call, new_call)), {**values, "model": model}
+
+
+def _assignments(tree: SourceTree):
+    """(name, value) of every single-target assignment in the file, any scope."""
+    for assign in tree.nodes(cst.Assign):
+        if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+            yield assign.targets[0].target.value, assign.value
+
+
 _PATCHES = {
+    "compile_base_model": _compile_base_model,
     "set_model_attribute": _set_model_attribute,
     "keyword_argument": _keyword_argument,
     "dynamo_config": _dynamo_config,
