@@ -21,6 +21,9 @@ from tdiag.analyzer.suggestions.call_sites import callee_name, compiled_call_on_
 from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, torch_alias, with_torch_import
 from tdiag.analyzer.suggestions.syntax import SourceTree, dotted
 
+# transformers' model classes: GPT2LMHeadModel, AutoModelForCausalLM, BertForSequenceClassification
+_MODEL_CLASS = re.compile(r"^[A-Z]\w*(?:Model$|Model[A-Z]|For[A-Z])")
+_NOT_A_MODEL = re.compile(r"Collator|Tokenizer|Config|Processor|Pipeline|Arguments")
 _LOGGER = re.compile(r"method: <Logger (?P<name>[\w.]+) \(\w+\)>\.(?P<method>\w+)")
 
 
@@ -129,7 +132,11 @@ def _set_model_attribute(finding, ctx, entry, values):
     if values["value"] == "...":
         raise NoPatch("torch's reason does not show the value to set")
     tree = ctx.tree(finding.path)
-    model, statement, before = _model_statement(tree, finding)
+    try:
+        model, statement, before = _model_statement(tree, finding)
+    except NoPatch:  # the line calls a framework (trainer.train()): set it where the model is built
+        model, statement, before = _built_model_statement(tree, library_name(finding.library_frame.path)
+                                                          if finding.library_frame else None)
     values = {**values, "model": model}
     line = cst.parse_statement(f"{model}.{entry.options['attribute']} = {values['value']!r}\n".replace("'", '"'))
     return _insert(tree, statement, [line], before), values
@@ -317,6 +324,31 @@ def _model_statement(tree: SourceTree, finding: Finding) -> tuple[str, cst.Simpl
         if callee not in compiled_names(tree):
             return callee, stmt, False
     raise NoPatch(f"no module-level assignment of `{callee}` to set the attribute on")
+
+
+def _built_model_statement(tree: SourceTree, library: str | None) -> tuple[str, cst.SimpleStatementLine, bool]:
+    """(the model's name, the statement that builds it, False): the one module-level ``model = Cls(...)`` /
+    ``Cls.from_pretrained(...)`` of a class imported from the library the cause is in, for a line where a framework
+    (the Trainer) makes the compiled call."""
+    if not library:
+        raise NoPatch("the cause's library is not known")
+    built = []
+    for stmt in tree.module.body:
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+            continue
+        assign = stmt.body[0]
+        value = assign.value
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) or not isinstance(value, cst.Call):
+            continue
+        func = value.func.value if isinstance(value.func, cst.Attribute) and value.func.attr.value in (
+            "from_pretrained", "from_config") else value.func
+        name = tree.qualified(func) or ""
+        if name.startswith(library + ".") and _MODEL_CLASS.search(name.rsplit(".", 1)[-1]) \
+                and not _NOT_A_MODEL.search(name.rsplit(".", 1)[-1]):
+            built.append((assign.targets[0].target.value, stmt))
+    if len(built) != 1:
+        raise NoPatch(f"no single module-level assignment of a {library} model to set the attribute on")
+    return built[0][0], built[0][1], False
 
 
 def _assignment_to(stmt, name: str) -> cst.Assign | None:
