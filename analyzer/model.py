@@ -391,6 +391,9 @@ class RuntimeSummary:
     step_reason: str | None = None  # why step_function is the step (the callables entered, how often)
     step_path: str | None = None
     step_line: int | None = None
+    # the user's line that enters the step ("train.py:30": the call in the user's loop, or trainer.train()), shown
+    # first, with the step's own (often a library's) file beside it
+    entered_at: str | None = None
     # eager time outside compiled code by what ran there (seconds): python, ops, loss, optimizer, backward, data
     eager_parts: dict[str, float] = field(default_factory=dict)
     device_busy_s: float | None = None  # CUDA: time the device ran anything in the window
