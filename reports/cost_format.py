@@ -72,7 +72,8 @@ def runtime_detail_lines(runtime: RuntimeSummary | None) -> list[str]:
     lines = []
     if runtime.step_function:
         where = f" ({_short(runtime.step_path)}:{runtime.step_line})" if runtime.step_path else ""
-        if runtime.entered_at:  # the user's line that enters it first, the step's own file beside it
+        if runtime.entered_at and _is_library(runtime.step_path):  # a library's step: the user's line that enters
+            # it first, the library's file beside it (a step the user defines is named at its def)
             where = f" at {runtime.entered_at}{where}"
         lines.append(f"step: {runtime.step_function}(){where}, " + (runtime.step_reason or "the step callable"))
     other = runtime.unattributed_s
@@ -162,3 +163,7 @@ def _short(path: str) -> str:
         if marker in path:
             return path.rsplit(marker, 1)[-1]
     return path.rsplit("/", 1)[-1]
+
+
+def _is_library(path: str | None) -> bool:
+    return bool(path) and ("/site-packages/" in path or "/dist-packages/" in path)

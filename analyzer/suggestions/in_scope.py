@@ -18,7 +18,8 @@ _BACKTICKS = re.compile(r"`([^`]+)`")
 # a dotted call in plain words, one level of nested parentheses: torch.compile(opt.step), mark_dynamic(x, 0)
 _CALL = re.compile(r"[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*\)")
 _ALWAYS = frozenset({"torch"})
-_CAUSE = re.compile(r"\((?:cause|inside|in) [^)]*\)")
+_KEYWORDS = "__keywords__"
+_CAUSE = re.compile(r"\((?:cause|inside|in)\b[^)]*\)")
 
 
 def defined_names(source: str) -> set[str] | None:
@@ -55,9 +56,9 @@ def code_fragments(text: str) -> list[str]:
     out = []
     for piece in pieces:
         candidate = piece.strip().rstrip("=").strip()
-        for form in (candidate, f"f({candidate})"):  # `pad_to_multiple_of=8`, `padding="max_length"`: keywords
+        for form in (candidate, f"{_KEYWORDS}({candidate})"):  # `pad_to_multiple_of=8`, `padding="max_length"`: keywords
             try:
-                ast.parse(form, mode="eval")
+                ast.parse(form)  # an expression or a statement (`model.loss_type = "ForCausalLM"`)
             except SyntaxError:
                 continue
             out.append(form)
@@ -66,14 +67,15 @@ def code_fragments(text: str) -> list[str]:
 
 
 def free_names(fragment: str) -> set[str]:
-    tree = ast.parse(fragment, mode="eval")
+    """The names a fragment reads (a name it assigns is its own)."""
+    tree = ast.parse(fragment)
     bound = {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}  # lambda parameters
+    bound |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     for comp in ast.walk(tree):
         if isinstance(comp, ast.comprehension):
             bound |= {n.id for n in ast.walk(comp.target) if isinstance(n, ast.Name)}
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - bound
-    if fragment.startswith("f(") and isinstance(tree.body, ast.Call) and tree.body.func.id == "f":
-        names.discard("f")  # the wrapper code_fragments added around a keyword
+    names.discard(_KEYWORDS)  # the call code_fragments wraps around a bare keyword argument
     return names
 
 

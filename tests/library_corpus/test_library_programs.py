@@ -117,6 +117,23 @@ def test_torchs_deliberate_breaks_are_info_by_design_and_counts_are_torchs(runs,
     assert analysis.summary.graph_breaks == torch["graph_breaks"], name  # by-design breaks still count
 
 
+# the user's line that enters a step defined in a library: the framework call, or the call in the user's loop
+STEP_ENTERED_AT = {"hf_trainer.py": 30, "peft_lora.py": 17, "hf_generate.py": 13, "accelerate_prepare.py": 16}
+
+
+@pytest.mark.parametrize("name", sorted(STEP_ENTERED_AT))
+def test_a_library_step_is_named_at_the_users_line_with_the_library_frame_beside_it(runs, name):
+    from tdiag.reports.cost_format import runtime_detail_lines
+
+    _, _, analysis = runs[name]
+    runtime = analysis.summary.runtime
+    if runtime is None or runtime.status != "measured":
+        pytest.skip(f"no measured window on this run: {runtime and runtime.reason}")
+    assert runtime.entered_at == f"{name}:{STEP_ENTERED_AT[name]}"
+    line = runtime_detail_lines(runtime)[0]
+    assert f" at {name}:{STEP_ENTERED_AT[name]} (" in line and "site-packages" not in line, line
+
+
 def _verify(root: Path, env) -> dict:
     proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--format", "json"], cwd=root,
                           env=_env(env), capture_output=True, text=True, timeout=900)
