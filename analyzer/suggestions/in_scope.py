@@ -2,8 +2,9 @@
 written (a variable in scope, an import, a framework's own knob), never torch's name for a value inside a library
 (``input_ids`` when the user's line passes ``ids``, ``opt`` in a program whose optimizer a framework made).
 
-A fix's code is what it shows as code: spans in backticks, and call expressions (``torch.compile(opt.step)``) in
-its plain words. Each is parsed with ``ast``; its free names (roots of attribute chains, call arguments; never
+A fix's code is what it shows as code to write: spans in backticks that hold a call, an assignment or a subscript
+(a bare name in backticks names the library's function or logger), and call expressions (``torch.compile(opt.step)``)
+in its plain words. Each is parsed with ``ast``; its free names (roots of attribute chains, call arguments; never
 keyword names, attribute names or string keys) must be bound somewhere in the user's file, imported, builtins, or
 ``torch`` (every patch that writes torch code adds its import).
 """
@@ -50,7 +51,7 @@ def code_fragments(text: str) -> list[str]:
     cause is in (``(cause: transformers `loss_function`)``) and a keyword's bare name (`pad_to_multiple_of=`) are
     not code to write."""
     text = _CAUSE.sub(" ", text)
-    pieces = [p for p in _BACKTICKS.findall(text) if not p.strip().endswith("=")]
+    pieces = [p for p in _BACKTICKS.findall(text) if _is_code_to_write(p)]
     plain = _BACKTICKS.sub(" ", text)
     pieces += _CALL.findall(plain)
     out = []
@@ -64,6 +65,14 @@ def code_fragments(text: str) -> list[str]:
             out.append(form)
             break
     return out
+
+
+def _is_code_to_write(span: str) -> bool:
+    """A call, an assignment or a subscript (`torch.compile(model)`, `model.loss_type = "X"`, `batch["ids"]`); a bare
+    dotted name in backticks (`loss_function`, `transformers.modeling_utils`) names the library's code, and a
+    keyword's bare name (`pad_to_multiple_of=`) the library's option."""
+    span = span.strip()
+    return any(c in span for c in "([=") and not span.endswith("=")
 
 
 def free_names(fragment: str) -> set[str]:
@@ -100,7 +109,10 @@ def with_placeholders(fix: str, source: str | None) -> str:
     pattern = re.compile(r"(?<![\w.<])(" + "|".join(sorted(map(re.escape, unknown), key=len, reverse=True)) + r")\b(?!\s*=)")
 
     def replace(m: re.Match) -> str:
-        return pattern.sub(lambda n: f"<{n.group(1)}>", m.group(0))
+        span = m.group(0)
+        if span.startswith("`") and not _is_code_to_write(span.strip("`")):
+            return span  # a library's function or logger name: evidence, not code to write
+        return pattern.sub(lambda n: f"<{n.group(1)}>", span)
 
     return _CODE_SPANS.sub(replace, fix)
 

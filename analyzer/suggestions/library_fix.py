@@ -65,6 +65,10 @@ def where(frame: Frame) -> str:
 def _from_catalogue(finding: Finding, ctx: SuggestionContext, entry: LibraryCause, frame: Frame) -> Suggestion:
     if is_by_design(entry):
         return _by_design(finding, entry, frame)
+    if entry.options.get("under_framework") == "ignore_logger":
+        under = _under_framework_logger(finding, ctx, entry, frame)
+        if under is not None:
+            return under
     values = {"model": "model", "value": _value(finding, entry) or _guarded_value(finding, ctx, entry) or "..."}
     patch, note = None, None
     if entry.patch:
@@ -94,6 +98,27 @@ def _by_design(finding: Finding, entry: LibraryCause, frame: Frame) -> Suggestio
         patch_note="no patch: the break is torch's own design",
         alternatives=list(entry.alternatives),
     )
+
+
+def _under_framework_logger(finding: Finding, ctx: SuggestionContext, entry: LibraryCause,
+                            frame: Frame) -> Suggestion | None:
+    """A framework (the Trainer) makes the compiled call and reads the value the entry would set
+    (``_loss_shifts_labels`` from ``loss_type``: the loss it reports changes), so the patch that keeps the program's
+    output is the logger's method in ``ignore_logger_methods``. None when the line itself calls the model."""
+    try:
+        tree = ctx.tree(finding.path)
+        compiled_call_on_line(tree, finding.line, finding.function)
+        return None  # the user's line calls the compiled model: the entry's own patch keeps the output
+    except NoPatch:
+        pass
+    logger = _LOGGER.search(evidence_as(finding.evidence, BreakEvidence).context or "")
+    if logger is None:
+        return None
+    suggestion = _ignore_logger(finding, ctx, where(frame), logger["name"], logger["method"])
+    suggestion.why += f" {entry.options['framework_note']}"
+    suggestion.alternatives = [entry.fix.format(model="model", value=_value(finding, entry) or "..."),
+                               *suggestion.alternatives]
+    return suggestion
 
 
 def _value(finding: Finding, entry: LibraryCause) -> str | None:

@@ -50,3 +50,10 @@ def test_a_statement_in_a_fix_is_checked_too():
     assert unknown_names("set `model.loss_type = \"ForCausalLM\"`", TRAINER) == set()
     assert unknown_names("set `base.loss_type = \"ForCausalLM\"`", TRAINER) == {"base"}
     assert unknown_names("`x = torch.zeros(3)`", TRAINER) == set()  # a name the fix itself assigns
+
+
+def test_a_library_function_or_logger_named_in_backticks_is_evidence_not_code():
+    title = "Let Dynamo skip the `transformers.modeling_utils` logger's `warning_once` (it is called in transformers `loss_function`)"
+    assert unknown_names(title, TRAINER) == set()
+    assert with_placeholders(title, TRAINER) == title
+    assert unknown_names("Mark `kwargs['input_ids']` dim 1 dynamic", TRAINER) == {"kwargs"}
