@@ -93,6 +93,7 @@ class Builder:
                 from tdiag.analyzer.suggestions import attach_suggestions
 
                 attach_suggestions(a.findings, a)  # never raises for one finding: a failed patch becomes its note
+                a.findings.sort(key=_rank_key)  # a suggestion can find a break to be torch's own (by design: info)
         except Exception as exc:  # a rule tripping on a damaged record must not cost the rest of the analysis
             a.findings = []
             a.run.notes.append(f"rule analysis failed: {type(exc).__name__}: {exc}")

@@ -95,6 +95,8 @@ def match(finding: Finding) -> tuple[LibraryCause, Frame] | None:
     text = reason_text(finding)
     best = None
     for entry in catalogue():
+        if entry.options.get("framework"):  # chosen by the framework call on the user's line (framework_cause)
+            continue
         if finding.code not in entry.codes or not re.search(entry.reason, text):
             continue
         for depth, frame in enumerate(frames):
@@ -103,6 +105,21 @@ def match(finding: Finding) -> tuple[LibraryCause, Frame] | None:
                     best = (depth, entry, frame)
                 break
     return (best[1], best[2]) if best else None
+
+
+def framework_cause(finding: Finding, framework: str) -> LibraryCause | None:
+    """The entry for a cause that a framework's own call makes (the Trainer's collator, generate's prefill and
+    decode): chosen by the framework call on the user's line, then checked like any entry (code, torch's reason)."""
+    text = reason_text(finding)
+    for entry in catalogue():
+        if entry.options.get("framework") == framework and finding.code in entry.codes and re.search(entry.reason, text):
+            return entry
+    return None
+
+
+def is_by_design(entry: LibraryCause) -> bool:
+    """torch's own deliberate break: reported as info, nothing to fix."""
+    return bool(entry.options.get("by_design"))
 
 
 def is_library_path(path: str) -> bool:

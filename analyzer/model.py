@@ -327,8 +327,9 @@ class Finding:
     ranks: dict[int, int] = field(default_factory=dict)  # rank -> occurrences (multi-rank runs)
     graph_keys: list[GraphKey] = field(default_factory=list)  # the graphs it concerns, rank included
     cost: Cost | None = None  # what it costs (analyzer/cost.py); None when nothing was measured or estimated
-    # torch's own expected behaviour (an FSDP/DDP split, per-block compilation's one extra compile), shown as by
-    # design, never as the user's problem
+    # torch's own expected behaviour (the optimizer's graph_break(), DDP's bucket splits, FSDP's disabled hooks,
+    # per-block compilation's one extra compile): info, nothing to fix, ranked after every fixable finding, still
+    # counted in the totals
     by_design: bool = False
 
     @property
@@ -391,6 +392,9 @@ class RuntimeSummary:
     step_reason: str | None = None  # why step_function is the step (the callables entered, how often)
     step_path: str | None = None
     step_line: int | None = None
+    # the user's line that enters the step ("train.py:30": the call in the user's loop, or trainer.train()), shown
+    # first, with the step's own (often a library's) file beside it
+    entered_at: str | None = None
     # eager time outside compiled code by what ran there (seconds): python, ops, loss, optimizer, backward, data
     eager_parts: dict[str, float] = field(default_factory=dict)
     device_busy_s: float | None = None  # CUDA: time the device ran anything in the window

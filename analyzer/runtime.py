@@ -55,6 +55,10 @@ def attach(analysis: Analysis, log: Any) -> list[RankWindow]:
         else:
             not_measured.append(RuntimeSummary(status="not_measured", reason=str(ev.get("reason") or "not measured")))
     analysis.summary.runtime = _combined(windows, not_measured)
+    if analysis.summary.runtime is not None and analysis.summary.runtime.status == "measured":
+        from tdiag.analyzer.rules._runtime_window import step_entry
+
+        analysis.summary.runtime.entered_at = step_entry(analysis, analysis.summary.runtime)
     return windows
 
 

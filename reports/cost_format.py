@@ -71,7 +71,10 @@ def runtime_detail_lines(runtime: RuntimeSummary | None) -> list[str]:
         return []
     lines = []
     if runtime.step_function:
-        where = f" ({runtime.step_path.rsplit('/', 1)[-1]}:{runtime.step_line})" if runtime.step_path else ""
+        where = f" ({_short(runtime.step_path)}:{runtime.step_line})" if runtime.step_path else ""
+        if runtime.entered_at and _is_library(runtime.step_path):  # a library's step: the user's line that enters
+            # it first, the library's file beside it (a step the user defines is named at its def)
+            where = f" at {runtime.entered_at}{where}"
         lines.append(f"step: {runtime.step_function}(){where}, " + (runtime.step_reason or "the step callable"))
     other = runtime.unattributed_s
     if runtime.eager_parts and other > 0 and runtime.steps:
@@ -152,3 +155,15 @@ def rank_runtimes(runtime: RuntimeSummary | None) -> list[tuple[str, RuntimeSumm
 
 def per_step_ms(runtime: RuntimeSummary) -> float | None:
     return runtime.window_s / runtime.steps * 1e3 if runtime.steps else None
+
+
+def _short(path: str) -> str:
+    """A library file as its package path (``transformers/models/gpt2/modeling_gpt2.py``), a user file by name."""
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in path:
+            return path.rsplit(marker, 1)[-1]
+    return path.rsplit("/", 1)[-1]
+
+
+def _is_library(path: str | None) -> bool:
+    return bool(path) and ("/site-packages/" in path or "/dist-packages/" in path)

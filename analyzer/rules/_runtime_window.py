@@ -46,3 +46,24 @@ def step_anchor(ctx, runtime: RuntimeSummary) -> dict:
         if library is not None or site.path == path:
             return {"path": site.path, "line": site.line, "library_frame": library}
     return {"path": path, "line": line}
+
+
+def step_entry(analysis, runtime: RuntimeSummary) -> str | None:
+    """``"train.py:30"``: the user's line that enters the step's frame (every compile of that frame was entered from
+    it), or None when the frames do not say or disagree."""
+    if not runtime.step_function:
+        return None
+    name = runtime.step_function.rsplit(".", 1)[-1]
+    path = runtime.step_path or ""
+
+    def same_file(frame) -> bool:
+        shown = frame.path or ""
+        return bool(shown) and path.endswith("/" + shown.split(">/", 1)[-1])
+
+    frames = [f for f in analysis.frames if f.call_site and f.line == runtime.step_line and same_file(f)] or [
+        f for f in analysis.frames if f.call_site and (f.code_name or "").rsplit(".", 1)[-1] == name]
+    sites = {(f.call_site.path, f.call_site.line) for f in frames}
+    if len(sites) != 1:
+        return None
+    (site_path, site_line), = sites
+    return f"{site_path}:{site_line}" if site_path and site_line else None

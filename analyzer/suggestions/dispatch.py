@@ -7,7 +7,7 @@ import logging
 
 from tdiag.analyzer.model import Analysis, Finding, Suggestion
 from tdiag.analyzer.rules import get_rule
-from tdiag.analyzer.suggestions import library_fix
+from tdiag.analyzer.suggestions import in_scope, library_fix
 from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext
 
 log = logging.getLogger(__name__)
@@ -61,3 +61,7 @@ def attach_suggestions(findings: list[Finding], analysis: Analysis) -> None:
             if library is not None:
                 finding.fix = library_fix.fix_line(finding, library)  # the rule's own line may name code the user cannot edit
             finding.suggestion = library or _rule_suggestion(finding, ctx)
+            # a fix names only what exists where it is written: a name the user's file lacks becomes a placeholder
+            source = analysis.sources.get(finding.path)
+            finding.fix = in_scope.with_placeholders(finding.fix, source)
+            finding.suggestion.title = in_scope.with_placeholders(finding.suggestion.title, source)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tdiag.analyzer.evidence import BreakEvidence, evidence_as
+from tdiag.analyzer.library_causes import library_name
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.context import SuggestionContext
 
@@ -16,7 +17,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     ev = evidence_as(finding.evidence, BreakEvidence)
     reason = ev.reason or "an unsupported construct"
     return Suggestion(
-        title=f"Remove the break that made Dynamo skip {finding.function or 'this function'} ({reason})",
+        title=f"Remove the break that made Dynamo skip {skipped_frame(finding)} ({reason})",
         why=WHY,
         alternatives=[
             "fix the underlying break (see the other findings at this site for a concrete rewrite)",
@@ -25,3 +26,17 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
             *ev.hints,
         ],
     )
+
+
+def skipped_frame(finding: Finding) -> str:
+    """The function Dynamo skipped, named as the user finds it: the frame's own name (torch's code name), with the
+    library it is in when it is not the user's (peft's ``forward``, not the user's ``main`` that holds the call)."""
+    ev = evidence_as(finding.evidence, BreakEvidence)
+    name = ev.code_name or finding.function
+    if not name:
+        return "this function"
+    for frame in ev.user_stack:
+        function = frame.function or ""
+        if not frame.is_user and (function == name or function.endswith("." + name)):
+            return f"{function} ({library_name(frame.path) or 'library'} {frame.path}:{frame.line})"
+    return name

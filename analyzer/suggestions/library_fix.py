@@ -14,13 +14,16 @@ import re
 
 import libcst as cst
 from tdiag.analyzer.evidence import BreakEvidence, RecompileEvidence, evidence_as
-from tdiag.analyzer.library_causes import LibraryCause, is_library_path, library_name, match
+from tdiag.analyzer.library_causes import LibraryCause, is_by_design, is_library_path, library_name, match
 from tdiag.analyzer.model import Finding, Frame, Suggestion
 from tdiag.analyzer.suggestions.call_arguments import user_expression
 from tdiag.analyzer.suggestions.call_sites import callee_name, compiled_call_on_line, compiled_names
 from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, torch_alias, with_torch_import
 from tdiag.analyzer.suggestions.syntax import SourceTree, dotted
 
+# transformers' model classes: GPT2LMHeadModel, AutoModelForCausalLM, BertForSequenceClassification
+_MODEL_CLASS = re.compile(r"^[A-Z]\w*(?:Model$|Model[A-Z]|For[A-Z])")
+_NOT_A_MODEL = re.compile(r"Collator|Tokenizer|Config|Processor|Pipeline|Arguments")
 _LOGGER = re.compile(r"method: <Logger (?P<name>[\w.]+) \(\w+\)>\.(?P<method>\w+)")
 
 
@@ -41,6 +44,8 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
 def fix_line(finding: Finding, suggestion: Suggestion) -> str:
     """The one-line fix the outputs show: the suggestion's title, naming the library function the cause is in."""
     found = match(finding)
+    if found is not None and is_by_design(found[0]):
+        return found[0].fix
     frame = found[1] if found else _cause_frame(finding)
     text = suggestion.title[:1].lower() + suggestion.title[1:]
     if frame is not None and frame.function and frame.function != "?" and f"`{frame.function}`" not in text:
@@ -58,6 +63,12 @@ def where(frame: Frame) -> str:
 
 
 def _from_catalogue(finding: Finding, ctx: SuggestionContext, entry: LibraryCause, frame: Frame) -> Suggestion:
+    if is_by_design(entry):
+        return _by_design(finding, entry, frame)
+    if entry.options.get("under_framework") == "ignore_logger":
+        under = _under_framework_logger(finding, ctx, entry, frame)
+        if under is not None:
+            return under
     values = {"model": "model", "value": _value(finding, entry) or _guarded_value(finding, ctx, entry) or "..."}
     patch, note = None, None
     if entry.patch:
@@ -74,6 +85,40 @@ def _from_catalogue(finding: Finding, ctx: SuggestionContext, entry: LibraryCaus
         patch_note=note,
         alternatives=list(entry.alternatives),
     )
+
+
+def _by_design(finding: Finding, entry: LibraryCause, frame: Frame) -> Suggestion:
+    """torch's own deliberate break: info, nothing to fix (it still counts in the totals)."""
+    finding.severity = "info"
+    finding.by_design = True
+    return Suggestion(
+        title=entry.fix[:1].upper() + entry.fix[1:],
+        why=f"The break is inside torch, in {where(frame)}, on purpose: {entry.cause}. "
+        f"Known cause `{entry.id}` (seen on {entry.seen_on}).",
+        patch_note="no patch: the break is torch's own design",
+        alternatives=list(entry.alternatives),
+    )
+
+
+def _under_framework_logger(finding: Finding, ctx: SuggestionContext, entry: LibraryCause,
+                            frame: Frame) -> Suggestion | None:
+    """A framework (the Trainer) makes the compiled call and reads the value the entry would set
+    (``_loss_shifts_labels`` from ``loss_type``: the loss it reports changes), so the patch that keeps the program's
+    output is the logger's method in ``ignore_logger_methods``. None when the line itself calls the model."""
+    try:
+        tree = ctx.tree(finding.path)
+        compiled_call_on_line(tree, finding.line, finding.function)
+        return None  # the user's line calls the compiled model: the entry's own patch keeps the output
+    except NoPatch:
+        pass
+    logger = _LOGGER.search(evidence_as(finding.evidence, BreakEvidence).context or "")
+    if logger is None:
+        return None
+    suggestion = _ignore_logger(finding, ctx, where(frame), logger["name"], logger["method"])
+    suggestion.why += f" {entry.options['framework_note']}"
+    suggestion.alternatives = [entry.fix.format(model="model", value=_value(finding, entry) or "..."),
+                               *suggestion.alternatives]
+    return suggestion
 
 
 def _value(finding: Finding, entry: LibraryCause) -> str | None:
@@ -112,7 +157,11 @@ def _set_model_attribute(finding, ctx, entry, values):
     if values["value"] == "...":
         raise NoPatch("torch's reason does not show the value to set")
     tree = ctx.tree(finding.path)
-    model, statement, before = _model_statement(tree, finding)
+    try:
+        model, statement, before = _model_statement(tree, finding)
+    except NoPatch:  # the line calls a framework (trainer.train()): set it where the model is built
+        model, statement, before = _built_model_statement(tree, library_name(finding.library_frame.path)
+                                                          if finding.library_frame else None)
     values = {**values, "model": model}
     line = cst.parse_statement(f"{model}.{entry.options['attribute']} = {values['value']!r}\n".replace("'", '"'))
     return _insert(tree, statement, [line], before), values
@@ -161,7 +210,34 @@ def _tensor_argument(finding, ctx, entry, values):
     return patch_for(tree, with_torch_import(tree, tree.module.deep_replace(value, wrapped))), values
 
 
+def _compile_base_model(finding, ctx, entry, values):
+    """``torch.compile(model.get_base_model(), ...)`` in place of ``torch.compile(model, ...)`` for a model made by
+    peft's ``get_peft_model``: the wrapper's with-block frame is left uncompiled, the base model (LoRA layers
+    inside) is compiled."""
+    tree = ctx.tree(finding.path)
+    compiles = [c for c in tree.nodes(cst.Call) if tree.qualified(c.func) == "torch.compile" and c.args
+                and c.args[0].keyword is None and isinstance(c.args[0].value, cst.Name)]
+    wrapped = {name for name, value in _assignments(tree) if isinstance(value, cst.Call)
+               and (tree.qualified(value.func) or "").endswith("get_peft_model")}
+    targets = [c for c in compiles if c.args[0].value.value in wrapped]
+    if len(targets) != 1:
+        raise NoPatch("no single torch.compile(...) of a model made by get_peft_model(...) in this file")
+    call = targets[0]
+    model = call.args[0].value.value
+    base = cst.parse_expression(f"{model}.{entry.options['base_model']}")
+    new_call = call.with_changes(args=[call.args[0].with_changes(value=base), *call.args[1:]])
+    return patch_for(tree, tree.module.deep_replace(call, new_call)), {**values, "model": model}
+
+
+def _assignments(tree: SourceTree):
+    """(name, value) of every single-target assignment in the file, any scope."""
+    for assign in tree.nodes(cst.Assign):
+        if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+            yield assign.targets[0].target.value, assign.value
+
+
 _PATCHES = {
+    "compile_base_model": _compile_base_model,
     "set_model_attribute": _set_model_attribute,
     "keyword_argument": _keyword_argument,
     "dynamo_config": _dynamo_config,
@@ -273,6 +349,31 @@ def _model_statement(tree: SourceTree, finding: Finding) -> tuple[str, cst.Simpl
         if callee not in compiled_names(tree):
             return callee, stmt, False
     raise NoPatch(f"no module-level assignment of `{callee}` to set the attribute on")
+
+
+def _built_model_statement(tree: SourceTree, library: str | None) -> tuple[str, cst.SimpleStatementLine, bool]:
+    """(the model's name, the statement that builds it, False): the one module-level ``model = Cls(...)`` /
+    ``Cls.from_pretrained(...)`` of a class imported from the library the cause is in, for a line where a framework
+    (the Trainer) makes the compiled call."""
+    if not library:
+        raise NoPatch("the cause's library is not known")
+    built = []
+    for stmt in tree.module.body:
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+            continue
+        assign = stmt.body[0]
+        value = assign.value
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) or not isinstance(value, cst.Call):
+            continue
+        func = value.func.value if isinstance(value.func, cst.Attribute) and value.func.attr.value in (
+            "from_pretrained", "from_config") else value.func
+        name = tree.qualified(func) or ""
+        if name.startswith(library + ".") and _MODEL_CLASS.search(name.rsplit(".", 1)[-1]) \
+                and not _NOT_A_MODEL.search(name.rsplit(".", 1)[-1]):
+            built.append((assign.targets[0].target.value, stmt))
+    if len(built) != 1:
+        raise NoPatch(f"no single module-level assignment of a {library} model to set the attribute on")
+    return built[0][0], built[0][1], False
 
 
 def _assignment_to(stmt, name: str) -> cst.Assign | None:

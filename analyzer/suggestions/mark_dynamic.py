@@ -7,6 +7,7 @@ bound to a name first, since ``mark_dynamic`` has to see the very tensor object 
 
 from __future__ import annotations
 
+import builtins
 import re
 
 import libcst as cst
@@ -44,7 +45,16 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         raise NoPatch("no call site recorded for this recompile")
     path, line, frame, frame_path, frame_line, subject, dim = target
     tree = ctx.tree(path)
-    call = compiled_call_on_line(tree, line, frame)
+    try:
+        call = compiled_call_on_line(tree, line, frame)
+    except NoPatch:
+        framework = _framework_call(tree, line)
+        if framework is not None:  # the framework makes the compiled call: its knob, or what to expect
+            return _framework_suggestion(finding, framework)
+        call = _model_call_on_line(tree, line)  # a model compiled for the user (accelerate's prepare)
+        framework = "accelerate"
+    else:
+        framework = None
     value = user_expression(call, subject, frame_params(ctx, frame_path, frame, frame_line))
     statement = tree.enclosing_statement_line(call)
     if statement is None:
@@ -72,14 +82,65 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     new_statement = new_statement.with_changes(leading_lines=[])
     patch = patch_for(tree, with_torch_import(tree, replace_statement(tree, statement, [*lines, new_statement])))
     held = tree.module.code_for_node(tensor)
+    shown = tree.module.code_for_node(value)
     if finding.code == "RCP001":  # the one-line fix names the tensor the user holds, not torch's name for it
-        finding.fix = f"{torch}._dynamo.mark_dynamic({held}, {dim}) before the call, or compile with dynamic=True"
+        finding.fix = (f"{torch}._dynamo.mark_dynamic({held}, {dim}) before the call, or compile with dynamic=True"
+                       if is_reference(value) else  # the patch's own name for it exists only once it is applied
+                       f"{torch}._dynamo.mark_dynamic on the tensor passed as `{shown}` (dim {dim}), bound to a "
+                       "name before the call; or compile with dynamic=True")
     return Suggestion(
-        title=f"Mark `{held}` dim {dim} dynamic before the call",
+        title=f"Mark `{held if is_reference(value) else shown}` dim {dim} dynamic before the call",
         why=WHY,
         patch=patch,
-        alternatives=_alternatives(finding),
+        alternatives=[*_framework_alternatives(finding, framework), *_alternatives(finding)],
     )
+
+
+def _framework_alternatives(finding: Finding, framework: str | None) -> list[str]:
+    from tdiag.analyzer.library_causes import framework_cause
+
+    entry = framework_cause(finding, framework) if framework else None
+    return [entry.fix, *entry.alternatives] if entry else []
+
+
+# The method on the user's line that makes a framework call the compiled model: the catalogue's "framework" key.
+_FRAMEWORK_METHODS = {"train": "trainer", "generate": "generate", "encode": "encode"}
+
+
+def _framework_call(tree, line: int) -> str | None:
+    """``trainer.train()``, ``model.generate(ids)``, ``model.encode(texts)`` on the line: the framework calls the
+    compiled function with tensors it makes, which the user's line does not hold."""
+    for call in tree.nodes_on_line(cst.Call, line):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in _FRAMEWORK_METHODS:
+            return _FRAMEWORK_METHODS[call.func.attr.value]
+    return None
+
+
+def _framework_suggestion(finding: Finding, framework: str) -> Suggestion:
+    from tdiag.analyzer.library_causes import framework_cause
+
+    entry = framework_cause(finding, framework)
+    if entry is None:
+        raise NoPatch(f"the {framework} call on this line makes the compiled call; its tensors are not the user's")
+    finding.fix = entry.fix
+    return Suggestion(
+        title=entry.fix[:1].upper() + entry.fix[1:],
+        why=f"The compiled call is made by the library, not by this line: {entry.cause}. "
+        f"Known library cause `{entry.id}` (seen on {entry.seen_on}).",
+        patch_note="no patch: the tensors are made inside the library call; the fix is its own option",
+        alternatives=list(entry.alternatives),
+    )
+
+
+def _model_call_on_line(tree, line: int) -> cst.Call:
+    """The one plain ``name(...)`` call on the line to a name the file binds (not a builtin, not an import): a
+    model compiled for the user, e.g. by ``accelerator.prepare`` with a dynamo_backend."""
+    imported = tree.imported_names()
+    calls = [c for c in tree.nodes_on_line(cst.Call, line) if isinstance(c.func, cst.Name) and c.args
+             and c.func.value not in imported and not hasattr(builtins, c.func.value)]
+    if len(calls) != 1:
+        raise NoPatch(f"no call into a compiled function on line {line}")
+    return calls[0]
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:

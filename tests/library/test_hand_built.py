@@ -52,3 +52,47 @@ def test_logger_method_in_a_library_without_an_entry_gets_that_loggers_ignore_pa
         in s.patch and "+import logging" in s.patch
     assert "transformers `loss_function`" in s.title
     assert "reorderable_logging_functions.add" not in " ".join([f.fix, s.title, *s.alternatives])
+
+
+def test_optimizers_own_graph_break_is_info_by_design_and_ranked_after_a_fixable_break():
+    """Hand-built from the break torch/optim/optimizer.py's _use_grad makes on purpose (GB0025, reached from the
+    user's `opt.step()` in a compiled step): info, by design, "nothing to fix", never the untraceable-call advice; a
+    fixable break in the same file ranks first and both count."""
+    from tdiag.analyzer.model import Frame, GraphBreak
+
+    source = "import torch\n\n@torch.compile\ndef step():\n    opt.step()\n    print(x)\n"
+    lib = Frame("<site-packages>/torch/optim/optimizer.py", 79, "_use_grad", "torch._dynamo.graph_break()", False)
+    design = GraphBreak(compile_id="0/0", reason="Call to `torch._dynamo.graph_break()`", gb_id="GB0025",
+                        site=Site("train.py", 5, function="step"), library_frame=lib,
+                        user_stack=[Frame("train.py", 5, "step", "opt.step()"), lib])
+    printed = GraphBreak(compile_id="1/0", reason="builtin print", gb_id="GB0001", site=Site("train.py", 6, function="step"),
+                         user_stack=[Frame("train.py", 6, "step", "print(x)")])
+    analysis = Analysis(breaks=[design, printed], sources={"train.py": source})
+    findings = run_rules(analysis, None)
+    attach_suggestions(findings, analysis)
+    (f,) = [f for f in findings if f.line == 5]
+    assert f.severity == "info" and f.by_design and f.fix.startswith("by design in torch") and "nothing to fix" in f.fix
+    assert "allow_in_graph" not in f.fix and "custom_op" not in f.fix
+    assert "torch-optimizer-deliberate-break" in f.suggestion.why
+    from tdiag.analyzer.build import _rank_key
+
+    ranked = sorted(findings, key=_rank_key)
+    assert [g.line for g in ranked] == [6, 5]
+
+
+def test_frame_skip_title_names_the_skipped_library_frame_not_the_users_function():
+    """Issue 32: the HTML title read "Remove the break that made Dynamo skip main" for a skip of peft's forward,
+    `main` being the user's uncompiled function that holds the call."""
+    from tdiag.analyzer.model import Frame, GraphBreak
+
+    source = "def main():\n    out = cmodel(input_ids=ids)\n"
+    peft = Frame("<site-packages>/peft/peft_model.py", 1006, "PeftModel.forward", "with self._enable_peft_forward_hooks(", False)
+    b = GraphBreak(compile_id="0/0", reason="Data-dependent branching", gb_id="GB0170", code_name="forward",
+                   site=Site("train.py", 2, function="main"), frame_skipped=True, library_frame=peft,
+                   user_stack=[Frame("train.py", 2, "main", "out = cmodel(input_ids=ids)"), peft])
+    analysis = Analysis(breaks=[b], sources={"train.py": source})
+    findings = run_rules(analysis, None)
+    attach_suggestions(findings, analysis)
+    (f,) = [f for f in findings if f.code == "BRK006"]
+    assert "skip PeftModel.forward (peft <site-packages>/peft/peft_model.py:1006)" in f.suggestion.title
+    assert "skip main" not in f.suggestion.title
