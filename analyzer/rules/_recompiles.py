@@ -104,6 +104,9 @@ def guard_kinds(*kinds: str):
     return matches
 
 
+WORDS = ("frame", "subject", "kind", "guard", "dim", "dim_index", "values", "compiled_for")  # the fields of words(): a claiming rule's templates may name only these (checked at load)
+
+
 def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
     """What a claiming rule's ``message``/``fix`` templates may name about a recompile and its failing guard."""
     return {
