@@ -211,13 +211,16 @@ class RuleContext:
     def claimed(self, claims: str, claim: Callable[[list[Registered]], Any]) -> Any:
         """``claim(claimants)`` over the rules claiming ``claims``. A claimant whose ``matches`` raises is a fault of
         that rule alone: it is left out and the events are claimed again by the others."""
-        entries = [e for e in claimants(claims, self.rules) if e.rule.code not in self.faults]
         while True:
             try:
-                return claim([_ClaimGuard.around(e) for e in entries])
+                return claim(self.live_claimants(claims))
             except _ClaimFault as fault:
                 self.faults.setdefault(fault.code, fault.error)
-                entries = [e for e in entries if e.rule.code != fault.code]
+
+    def live_claimants(self, claims: str) -> list[Registered]:
+        """The claimants of ``claims`` that have not failed, in priority order, each ``matches`` saying which rule
+        raised (_ClaimFault): what every claim and every later look-up of an owner must ask."""
+        return [_ClaimGuard.around(e) for e in claimants(claims, self.rules) if e.rule.code not in self.faults]
 
 
 class _ClaimFault(Exception):
@@ -410,10 +413,14 @@ def run_rules(analysis: Analysis, log: Any) -> list[Finding]:
         code = entry.rule.code
         if code in ctx.faults:
             continue
-        try:
-            found[code] = list(entry.check(ctx) or [])
-        except Exception as exc:
-            ctx.faults.setdefault(code, exc)
+        while code not in ctx.faults:
+            try:
+                found[code] = list(entry.check(ctx) or [])
+                break
+            except _ClaimFault as fault:  # another claimant's matches raised inside this check: that one failed
+                ctx.faults.setdefault(fault.code, fault.error)
+            except Exception as exc:
+                ctx.faults.setdefault(code, exc)
     for code, exc in sorted(ctx.faults.items()):
         record_fault(analysis, "rule", code, exc)
     # a claimant whose matches raised while another rule's check claimed the events has no findings either
