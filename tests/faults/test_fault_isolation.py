@@ -17,13 +17,11 @@ import pytest
 from fixtures.analysis_factory import PLOTLY_STUB
 from tdiag.analyzer import build, events, rules
 from tdiag.analyzer.rules import RuleContext, applicable
-from tdiag_testing import TESTS, once_per_session, run_tdiag, shared_dir
 
 from tdiag import cli
 
 POOL = ["branch_and_sizes.py", "item_call.py", "print_call.py", "dtype_change.py", "recompile_limit.py",
         "train_eval_flip.py"]
-CRASH = TESTS / "crash" / "programs"
 # Families no record of this pool can reach on a CPU-only single-process run (FAMILY_INPUTS): CUDA graphs, several
 # ranks, Inductor kernels. Their rules are never run there, so they cannot fail there either.
 UNREACHABLE = {"CGR", "DIV", "LOW"}
@@ -38,20 +36,13 @@ def _raise(*args, **kwargs):
 
 
 @pytest.fixture(scope="module")
-def pool(recorded, hot_loop_record, tmp_path_factory, session_env) -> list[Path]:
+def pool(recorded, hot_loop_record, torch_bug_record) -> list[Path]:
     records = []
     for program in POOL:
         run_dir, proc = recorded(program)
         assert proc.returncode == 0, proc.stderr[-2000:]
         records.append(run_dir)
-    folder = shared_dir(tmp_path_factory, "faults")
-
-    def crash_run(out: Path) -> dict:
-        proc = run_tdiag(["run", "--no-tui", "-q", "-o", str(out), "torch_internal_error.py"], session_env, cwd=CRASH)
-        return {"returncode": proc.returncode}
-
-    assert once_per_session(folder, "torch_internal_error", crash_run)["returncode"] == 1
-    return [*records, folder / "torch_internal_error", hot_loop_record]
+    return [*records, torch_bug_record, hot_loop_record]
 
 
 def _key(f) -> tuple:
