@@ -42,5 +42,6 @@ def render(analysis: Analysis, options: LintOptions) -> str:
     from tdiag.analyzer.capture_health import incomplete_lines
 
     incomplete = incomplete_lines(analysis.run)
-    notice = f"::error title={TOOL_TITLE} incomplete::{escape_data(chr(10).join(incomplete))}\n" if incomplete else ""
+    title = "capture incomplete" if analysis.run.capture_problems else "analysis incomplete"
+    notice = f"::error title={TOOL_TITLE} {title}::{escape_data(chr(10).join(incomplete))}\n" if incomplete else ""
     return notice + "".join(annotation(analysis, f) + "\n" for f in ordered(analysis.findings))
