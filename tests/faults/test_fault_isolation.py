@@ -35,6 +35,15 @@ def _raise(*args, **kwargs):
     raise Boom("injected fault")
 
 
+@pytest.fixture(autouse=True)
+def tracebacks_in_tmp(tmp_path, monkeypatch):
+    """The tracebacks every fault saves (one per analysis: each lint and diff builds its own) stay in the test's
+    own folder."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+
 @pytest.fixture(scope="module")
 def pool(recorded, hot_loop_record, torch_bug_record) -> list[Path]:
     records = []
