@@ -85,18 +85,22 @@ class Builder:
         a.crashes = read_crashes(self.log.crashes, self.paths, a.recompiles)
         op_sites(a.crashes, a, self.paths)
         self._attach_compiler_detail()
+        from tdiag.analyzer.faults import record_fault
         from tdiag.analyzer.rules import run_rules
 
-        try:
+        try:  # each rule's fault costs only its findings (run_rules); this is the machinery around them
             a.findings = sorted(run_rules(a, self.log), key=_rank_key)
-            if suggestions:
+        except Exception as exc:
+            a.findings = []
+            record_fault(a, "analysis", "the rules", exc)
+        if suggestions:
+            try:  # each suggester's fault costs only its patches (suggestions.dispatch); this is the machinery
                 from tdiag.analyzer.suggestions import attach_suggestions
 
-                attach_suggestions(a.findings, a)  # never raises for one finding: a failed patch becomes its note
+                attach_suggestions(a.findings, a)
                 a.findings.sort(key=_rank_key)  # a suggestion can find a break to be torch's own (by design: info)
-        except Exception as exc:  # a rule tripping on a damaged record must not cost the rest of the analysis
-            a.findings = []
-            a.run.notes.append(f"rule analysis failed: {type(exc).__name__}: {exc}")
+            except Exception as exc:
+                record_fault(a, "analysis", "the suggestions", exc)
         a.summary = self._summary()
         self._attach_runtime()
         return a

@@ -1,7 +1,9 @@
 """Was the capture complete? Failures the hooks swallowed, and compiles that left no structured-trace event.
+Was the analysis complete? A rule or suggester of tdiag's that raised (``RunInfo.analysis_problems``).
 
-Every output reads ``RunInfo.capture_problems`` and says the capture was incomplete (what, how many, which torch)
-instead of an all-clear; the wording lives here so that every output says the same.
+Every output reads ``incomplete_lines(run)`` and says the capture or the analysis was incomplete (what, how many,
+which torch; which rule failed and where its traceback is) instead of an all-clear; the wording lives here so that
+every output says the same.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from tdiag.analyzer.model import CaptureProblem
+from tdiag.analyzer.model import AnalysisProblem, CaptureProblem
 
 NO_TRACE_EVENTS = "structured trace"
 
@@ -84,6 +86,29 @@ def lines(problems: list[CaptureProblem]) -> list[str]:
     return [headline(problems), *(describe(p) for p in problems)] if problems else []
 
 
+def analysis_line(problem: AnalysisProblem) -> str:
+    """``analysis incomplete: rule CMP002 failed: KeyError: 'x' (its findings are missing; traceback in /tmp/...)``."""
+    who, lost = {"rule": (f"rule {problem.name}", "its findings are missing"),
+                 "suggester": (f"suggester {problem.name}", "its patches are missing")}.get(
+        problem.part, (problem.name, "findings may be missing"))
+    times = "" if problem.count == 1 else f" {problem.count} times"
+    cause = f"{problem.exception}: {problem.message}" if problem.message else problem.exception
+    saved = f"traceback in {problem.traceback_file}" if problem.traceback_file else "traceback not saved"
+    return f"analysis incomplete: {who} failed{times}: {cause} ({lost}; {saved})"
+
+
+def incomplete_lines(run: Any) -> list[str]:
+    """What every output prints before anything that could read as an all-clear: the capture's problems
+    (``lines``), then one line per part of the analysis that failed. Empty for a complete capture and analysis."""
+    return lines(run.capture_problems) + [analysis_line(p) for p in run.analysis_problems]
+
+
+def is_incomplete(run: Any) -> bool:
+    """The capture missed something or a part of the analysis failed: lint and diff exit 2, no output is an
+    all-clear."""
+    return bool(run.capture_problems or run.analysis_problems)
+
+
 def empty_verdict(analysis: Any) -> tuple[str, str]:
     """What an empty list of findings means, for every output: (tone, sentence); tone is ``clear`` only for a
     complete capture that saw compiled code. A program that never ran a compiled function is not an all-clear:
@@ -95,6 +120,8 @@ def empty_verdict(analysis: Any) -> tuple[str, str]:
         return "stopped", f"No findings selected, but torch.compile stopped this program ({headline(analysis)}): this is not an all-clear."
     if analysis.run.capture_problems:
         return "incomplete", "No findings in what was captured, but the capture was incomplete: this is not an all-clear."
+    if analysis.run.analysis_problems:
+        return "incomplete", "No findings from the rules that ran, but the analysis was incomplete: this is not an all-clear."
     if s.frames_compiled == 0:
         return "nothing", ("Nothing was compiled: no torch.compile'd function ran in this program, "
                            "so there is nothing to judge.")

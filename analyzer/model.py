@@ -407,8 +407,9 @@ class RuntimeSummary:
 class Crash:
     """The exception that stopped the program or one of its threads (analyzer/crash.py reads it from the record)."""
 
-    kind: str  # graph_break, data_dependent_guard, recompile_policy, backend_failed, environment,
-    #            constraint_violation, cudagraph_overwritten, compile_stack (other torch.compile errors), program
+    kind: str  # the owning CRS rule's KIND: graph_break, data_dependent_guard, recompile_policy, backend_failed,
+    #            environment, constraint_violation, cudagraph_overwritten, torch_internal, compile_stack (other
+    #            torch.compile errors); program: no CRS rule claimed it (the program's own error)
     exception: str  # qualified type name, e.g. "torch._dynamo.exc.Unsupported"
     headline: str  # the first line of torch's message
     message: str = ""  # torch's whole message
@@ -423,6 +424,18 @@ class Crash:
     policy: str | None = None  # what made it an error: fullgraph=True, set_stance("fail_on_recompile"), ...
     detail: str | None = None  # the guard, the dimension, the backend's own error, the missing tool
     rank: int | None = None
+    # Facts read off the event (analyzer/crash.py) that the CRS rules' ``matches`` and ``describe`` decide on:
+    chain: str = ""  # "Type: message" of each exception it was raised from, innermost last
+    original: str | None = None  # the innermost exception's qualified type (what first went wrong)
+    original_in_torch: bool = False  # that exception's innermost frame is in torch's compile stack, not user code
+    inner: str | None = None  # a backend's own exception (BackendCompilerFailed.inner_exception): "Type: line"
+    backend: str | None = None  # the backend's name, as torch gives it
+    from_compile_stack: bool = False  # raised by or through torch.compile's modules
+    cause_site: Site | None = None  # the user line Dynamo was tracing (real_stack), else the one torch quotes
+    quoted_site: Site | None = None  # the innermost user line torch quotes in its message
+    backend_site: Site | None = None  # the user's own backend frame that raised (below torch's entry)
+    op_site: Site | None = None  # the user line of the graph node whose op torch names (``target: aten...``)
+    traced: list[Site] = field(default_factory=list)  # the user frames Dynamo was tracing, outermost first
 
 
 @lean_dataclass
@@ -456,6 +469,19 @@ class CaptureProblem:
 
 
 @lean_dataclass
+class AnalysisProblem:
+    """A part of tdiag's own analysis that raised (a rule, a suggester): only its findings (its suggestions) are
+    missing, and every output says which part failed (analyzer/faults.py records it, capture_health words it)."""
+
+    part: str  # "rule", "suggester", or "analysis" (the machinery around them)
+    name: str  # the rule's code (CMP002), the suggester's module name (mark_dynamic), or what ran them
+    exception: str  # exception type name
+    message: str = ""
+    traceback_file: str | None = None  # where the traceback was saved (None: it could not be saved)
+    count: int = 1  # how many times it raised in this analysis (a suggester: once per finding it was asked about)
+
+
+@lean_dataclass
 class RunInfo:
     """The run itself: command, versions, device, how it ended, what the capture could not see."""
 
@@ -477,6 +503,7 @@ class RunInfo:
     notes: list[str] = field(default_factory=list)  # missing hooks, reduced detail
     record_problems: list[str] = field(default_factory=list)  # truncated lines, unknown events
     capture_problems: list[CaptureProblem] = field(default_factory=list)  # non-empty: the capture was incomplete
+    analysis_problems: list[AnalysisProblem] = field(default_factory=list)  # non-empty: a rule or suggester failed
     source: str = "tdiag run"  # or "tdiag import"
 
 

@@ -63,7 +63,7 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
     stopped = crash_headline(analysis)
     if stopped:
         lines.append(("wrap", [(stopped, "bold red")]))
-    for i, line in enumerate(capture_health.lines(analysis.run.capture_problems)):
+    for i, line in enumerate(capture_health.incomplete_lines(analysis.run)):
         lines.append(("fitted", [(("warning: " if i == 0 else "  ") + line, "bold red" if i == 0 else "red")]))
     runtime = runtime_line(s.runtime)
     if runtime:
@@ -87,7 +87,7 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
     hidden = len(analysis.findings) - len(shown)
     if hidden:
         lines.append(("wrap", [(f"... and {hidden} more finding(s), informational or beyond the top {MAX_ROWS}", "dim")]))
-    if not analysis.findings and not analysis.run.capture_problems:  # an incomplete capture was said above
+    if not analysis.findings and not capture_health.is_incomplete(analysis.run):  # an incomplete one was said above
         tone, verdict = capture_health.empty_verdict(analysis)
         lines.append(("wrap", [(verdict, "green" if tone == "clear" else "bold red" if tone == "stopped" else "yellow")]))
     lines += [("wrap", [(f"note: {note}", "dim")]) for note in analysis.run.notes]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import pkgutil
 import sys
 from typing import Protocol
@@ -88,18 +87,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def report_internal_error(name: str, exc: BaseException, verbose: bool) -> None:
     """One line on stderr and the traceback in a file (``-v`` prints it as well)."""
-    import tempfile
-    import traceback
+    from tdiag.errors import save_traceback
 
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    where = "not saved"
-    try:
-        fd, path = tempfile.mkstemp(prefix="tdiag-", suffix="-traceback.txt")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(f"tdiag {tdiag.__version__} {name}\n{text}")
-        where = f"written to {path}"
-    except OSError as write_error:
-        where = f"not saved ({write_error.strerror or write_error})"
+    text, _path, where = save_traceback(f"tdiag {tdiag.__version__} {name}", exc)
     if verbose:
         sys.stderr.write(text)
     # AnalysisFailed says which record and what failed itself; its traceback file and -v show the original's

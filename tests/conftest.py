@@ -79,6 +79,23 @@ def hot_loop_analysis(hot_loop_record):
     return analysis
 
 
+@pytest.fixture(scope="session")
+def torch_bug_record(tmp_path_factory, session_env) -> Path:
+    """The record (one real `tdiag run` per session) of tests/crash/programs/torch_internal_error.py: valid code
+    that torch.compile fails on inside torch (InternalTorchDynamoError), so the program stops with exit 1."""
+    from tdiag_testing import TESTS, run_tdiag
+
+    def make(out: Path) -> dict:
+        proc = run_tdiag(["run", "--no-tui", "-q", "-o", str(out), "torch_internal_error.py"], session_env,
+                         cwd=TESTS / "crash" / "programs")
+        return {"returncode": proc.returncode, "stderr": proc.stderr}
+
+    folder = shared_dir(tmp_path_factory, "torch-bug")
+    result = once_per_session(folder, "run", make)
+    assert result["returncode"] == 1, result["stderr"][-2000:]
+    return folder / "run"
+
+
 # Session fixtures made once per session by whichever worker asks first (once_per_session): their modules share one
 # xdist group, so one worker makes each and its tests read it, instead of the other worker idling on the lock.
 SHARED_RUN_GROUPS = {

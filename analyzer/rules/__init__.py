@@ -33,9 +33,13 @@ A rule module defines ``RULE = Rule(...)`` and one of:
       def matches(b) -> bool:
           return b.gb_id == "GB0123"
 
-- a claim on the exception that stopped the program (``claims="crashes"``, family CRS): the module defines
-  ``matches(crash)``, ``message(crash, ctx)``, ``fix(crash, ctx)`` and, to place the finding elsewhere than the line
-  torch names, ``site(crash, ctx)``; severity, ranking first and evidence are shared (``_crashes``).
+- a claim on the exception that stopped the program (``claims="crashes"``, family CRS): each crash belongs to the
+  claiming rule with the lowest ``priority`` whose ``matches(crash)`` accepts it (on the facts analyzer/crash.py
+  reads off the event: exception, message, chain, user lines). The module names the kind it owns (``KIND``), may
+  place and detail the crash (``describe(crash, ctx)``: ``crash.site``/``policy``/``detail``), and words it with
+  ``message(crash, ctx)``, ``fix(crash, ctx)`` and, to put the finding elsewhere than the crash's site,
+  ``site(crash, ctx)``; severity, ranking first and evidence are shared (``_crashes``). A crash no rule claims is
+  the program's own error.
 
 A rule of a family listed in ``FAMILY_INPUTS`` runs only where the analysis has that family's input (a CRS rule only
 after a crash, a LOW rule only with kernels...): its module is not even imported otherwise.
@@ -52,6 +56,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
+import string
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from types import ModuleType
@@ -157,6 +162,7 @@ class RuleContext:
         self.analysis = analysis
         self.log = log  # the EventLog the analysis was built from (None when re-analysing an exported Analysis)
         self.rules = rules  # the rules run over it (None: every registered rule)
+        self.faults: dict[str, BaseException] = {}  # code -> what the rule raised: it loses its findings, only them
 
     @cached_property
     def measured_window(self):
@@ -186,14 +192,66 @@ class RuleContext:
         """rule code -> the break causes it owns (``_breaks.Cause``), each cause owned by one claiming rule."""
         from tdiag.analyzer.rules._breaks import claim_breaks
 
-        return claim_breaks(self.analysis.breaks, claimants("breaks", self.rules))
+        return self.claimed("breaks", lambda entries: claim_breaks(self.analysis.breaks, entries))
 
     @cached_property
     def recompile_causes(self) -> dict[str, list]:
         """rule code -> [(user site, recompiles)] it owns."""
         from tdiag.analyzer.rules._recompiles import claim_recompiles
 
-        return claim_recompiles(self, claimants("recompiles", self.rules))
+        return self.claimed("recompiles", lambda entries: claim_recompiles(self, entries))
+
+    @cached_property
+    def crash_claims(self) -> dict[int, Registered]:
+        """index in ``analysis.crashes`` -> the rule that owns that crash (``_crashes.claim_crashes``)."""
+        from tdiag.analyzer.rules._crashes import claim_crashes
+
+        return self.claimed("crashes", lambda entries: claim_crashes(self.analysis.crashes, entries, self))
+
+    def claimed(self, claims: str, claim: Callable[[list[Registered]], Any]) -> Any:
+        """``claim(claimants)`` over the rules claiming ``claims``. A claimant whose ``matches`` raises is a fault of
+        that rule alone: it is left out and the events are claimed again by the others."""
+        while True:
+            try:
+                return claim(self.live_claimants(claims))
+            except _ClaimFault as fault:
+                self.faults.setdefault(fault.code, fault.error)
+
+    def live_claimants(self, claims: str) -> list[Registered]:
+        """The claimants of ``claims`` that have not failed, in priority order, each ``matches`` saying which rule
+        raised (_ClaimFault): what every claim and every later look-up of an owner must ask."""
+        return [_ClaimGuard.around(e) for e in claimants(claims, self.rules) if e.rule.code not in self.faults]
+
+
+class _ClaimFault(Exception):
+    def __init__(self, code: str, error: BaseException):
+        super().__init__(code)
+        self.code, self.error = code, error
+
+
+class _ClaimGuard:
+    """A claiming rule's module whose ``matches`` says which rule raised (a claim runs every claimant's at once)."""
+
+    def __init__(self, module: ModuleType, code: str):
+        self._module, self._code = module, code
+
+    @classmethod
+    def around(cls, entry: Registered) -> Registered:
+        return Registered(entry.rule, entry.check, cls(entry.module, entry.rule.code))
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._module, name)  # AttributeError as the module's own: getattr(guard, name, None) works
+        # matches, and describe (a crash's owner places and details it, rules/_crashes.py), run inside the claim
+        return self._guarded(value) if name in ("matches", "describe") else value
+
+    def _guarded(self, function: Callable) -> Callable:
+        def call(*args: Any) -> Any:
+            try:
+                return function(*args)
+            except Exception as exc:
+                raise _ClaimFault(self._code, exc) from exc
+
+        return call
 
 
 _MODULES: dict[str, str] | None = None  # code -> module name
@@ -218,10 +276,51 @@ def _load(module: ModuleType) -> Registered | None:
     elif check is None and rule.claims == "crashes":
         from tdiag.analyzer.rules._crashes import crash_check
 
+        if not isinstance(getattr(module, "KIND", None), str):
+            raise TypeError(f"{module.__name__}: a rule claiming crashes names the kind it owns: KIND = \"...\"")
         check = crash_check(rule, module)
     if check is None:
         raise TypeError(f"{module.__name__}: a rule module needs check(ctx), or claims= with matches/message/fix")
+    _check_templates(rule, module)
     return Registered(rule, check, module)
+
+
+class TemplateError(ValueError):
+    """A claiming rule's message or fix template names a field its claim's words do not provide."""
+
+
+def _check_templates(rule: Rule, module: ModuleType) -> None:
+    """Every ``{placeholder}`` of a claiming rule's templates is a field of its claim's words, checked now rather
+    than when a finding is first worded (a typo there would cost the rule its findings in a user's run)."""
+    words = _claim_words(rule.claims)
+    for part in ("message", "fix"):
+        template = getattr(rule, part)
+        if not template:
+            continue
+        if words is None:
+            raise TemplateError(f"{module.__name__}: {rule.code} has a {part} template, but only rules claiming "
+                                f"breaks or recompiles are worded by templates (claims={rule.claims!r})")
+        try:
+            fields = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+        except ValueError as exc:
+            raise TemplateError(f"{module.__name__}: {rule.code}'s {part} template {template!r} is malformed: {exc}") from None
+        for name in fields:
+            base = name.split(".", 1)[0].split("[", 1)[0]
+            if base not in words:
+                raise TemplateError(f"{module.__name__}: {rule.code}'s {part} template names {{{name}}}, which is not "
+                                    f"one of the words of a claimed {rule.claims[:-1]}: {', '.join(words)}")
+
+
+def _claim_words(claims: str | None) -> tuple[str, ...] | None:
+    if claims == "breaks":
+        from tdiag.analyzer.rules._breaks import WORDS
+
+        return WORDS
+    if claims == "recompiles":
+        from tdiag.analyzer.rules._recompiles import WORDS
+
+        return WORDS
+    return None
 
 
 def rule_modules() -> dict[str, str]:
@@ -252,7 +351,8 @@ def registry() -> dict[str, Registered]:
 
 
 def applicable(ctx: RuleContext) -> list[Registered]:
-    """The rules that can find something in ctx's analysis: families whose input (FAMILY_INPUTS) it has."""
+    """The rules that can find something in ctx's analysis: families whose input (FAMILY_INPUTS) it has. A rule
+    module that fails to load is a fault of that rule (``ctx.faults``), not of the analysis."""
     has_input: dict[str, bool] = {}
     entries = []
     for code in sorted(rule_modules()):
@@ -260,13 +360,18 @@ def applicable(ctx: RuleContext) -> list[Registered]:
         present = FAMILY_INPUTS.get(family)
         if present is not None and not has_input.setdefault(family, present(ctx)):
             continue
-        if (entry := _entry(code)) is not None:
+        try:
+            entry = _entry(code)
+        except Exception as exc:
+            ctx.faults.setdefault(code, exc)
+            continue
+        if entry is not None:
             entries.append(entry)
     return entries
 
 
 def claimants(claims: str, rules: list[Registered] | None = None) -> list[Registered]:
-    """The rules competing for breaks or recompiles, in priority order."""
+    """The rules competing for breaks, recompiles or crashes, in priority order."""
     return sorted((e for e in (registry().values() if rules is None else rules) if e.rule.claims == claims),
                   key=lambda e: (e.rule.priority, e.rule.code))
 
@@ -289,10 +394,34 @@ def families() -> dict[str, str]:
 
 
 def run_rules(analysis: Analysis, log: Any) -> list[Finding]:
-    """Every applicable rule's findings, without suggestions (``suggestions.attach_suggestions`` adds them)."""
+    """Every applicable rule's findings, without suggestions (``suggestions.attach_suggestions`` adds them).
+
+    A rule that raises (its check, its claim's ``matches``, its message or fix) loses only its own findings: the
+    fault is kept in ``analysis.run.analysis_problems`` (analyzer/faults.py) and every output says which rule failed.
+    """
+    from tdiag.analyzer.faults import record_fault
+
     ctx = RuleContext(analysis, log)
     ctx.rules = applicable(ctx)
-    findings: list[Finding] = []
+    if analysis.crashes:  # the crashes' kinds first: every rule reads whether torch caused one (caused_by_torch)
+        try:
+            ctx.crash_claims  # noqa: B018 (computed once, shared)
+        except Exception as exc:  # the claim itself, not one rule's matches (those are isolated in ``claimed``)
+            record_fault(analysis, "analysis", "the crash claims", exc)
+    found: dict[str, list[Finding]] = {}
     for entry in ctx.rules:
-        findings.extend(entry.check(ctx) or [])
-    return findings
+        code = entry.rule.code
+        if code in ctx.faults:
+            continue
+        while code not in ctx.faults:
+            try:
+                found[code] = list(entry.check(ctx) or [])
+                break
+            except _ClaimFault as fault:  # another claimant's matches raised inside this check: that one failed
+                ctx.faults.setdefault(fault.code, fault.error)
+            except Exception as exc:
+                ctx.faults.setdefault(code, exc)
+    for code, exc in sorted(ctx.faults.items()):
+        record_fault(analysis, "rule", code, exc)
+    # a claimant whose matches raised while another rule's check claimed the events has no findings either
+    return [f for code, findings in found.items() if code not in ctx.faults for f in findings]

@@ -146,6 +146,9 @@ def claim_breaks(breaks: list[GraphBreak], claimants) -> dict[str, list[Cause]]:
     return owned
 
 
+WORDS = ("reason", "where", "function", "hint")  # the fields of words(): a claiming rule's templates may name only these (checked at load)
+
+
 def words(b: GraphBreak) -> dict[str, str]:
     """What a claiming rule's ``message``/``fix`` templates may name about a break."""
     return {

@@ -10,17 +10,43 @@ from tdiag.analyzer.model import Crash, Finding, GraphKey, Site  # Finding: the 
 IMPACT = 10_000.0  # the program did not run to its end: nothing else matters until this is fixed
 
 
+def claim_crashes(crashes: list[Crash], claimants, ctx) -> dict[int, object]:
+    """index in ``crashes`` -> the claimant (a Registered) that owns it: the first, in priority order, whose
+    ``matches(crash)`` accepts it. The owner names the kind (its module's ``KIND``) and places and details the crash
+    (``describe(crash, ctx)``: site, policy, detail); a crash no rule claims is the program's own error."""
+    owners = {}
+    for index, crash in enumerate(crashes):
+        _unclaimed(crash)
+        owner = next((e for e in claimants if e.module.matches(crash)), None)
+        if owner is None:
+            continue
+        crash.kind, crash.caused_by_torch = owner.module.KIND, True
+        crash.site = crash.cause_site or crash.call_site
+        describe = getattr(owner.module, "describe", None)
+        if describe is not None:
+            describe(crash, ctx)
+        owners[index] = owner
+    return owners
+
+
+def _unclaimed(crash: Crash) -> None:
+    """What a claim decides, undone: claiming again (a re-analysed export) decides from the facts alone."""
+    crash.kind, crash.caused_by_torch, crash.policy, crash.detail = "program", False, None, None
+    crash.site = crash.call_site
+
+
 def crash_check(rule, module) -> Callable:
-    """``check(ctx)`` of a rule claiming crashes (``claims="crashes"``): the crashes torch caused that the module's
-    ``matches(crash)`` accepts, worded by its ``message(crash, ctx)`` and ``fix(crash, ctx)``, on ``site(crash, ctx)``
-    when the module defines one (else the line torch names, else the compiled call)."""
+    """``check(ctx)`` of a rule claiming crashes (``claims="crashes"``): the crashes it owns (``ctx.crash_claims``),
+    worded by its ``message(crash, ctx)`` and ``fix(crash, ctx)``, on ``site(crash, ctx)`` when the module defines
+    one (else the crash's site as ``describe`` left it, else the compiled call)."""
     site = getattr(module, "site", None)
 
     def check(ctx) -> list[Finding]:
         findings = []
-        for crash in ctx.analysis.crashes:
-            if not crash.caused_by_torch or not module.matches(crash):
+        for index, owner in sorted(ctx.crash_claims.items()):
+            if owner.rule.code != rule.code:
                 continue
+            crash = ctx.analysis.crashes[index]
             where = (site(crash, ctx) if site is not None else None) or crash.site or crash.call_site
             findings.append(_finding(rule, crash, where or Site("<unknown>", 0), module.message(crash, ctx),
                                      module.fix(crash, ctx)))

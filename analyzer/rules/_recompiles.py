@@ -104,6 +104,9 @@ def guard_kinds(*kinds: str):
     return matches
 
 
+WORDS = ("frame", "subject", "kind", "guard", "dim", "dim_index", "values", "compiled_for")  # the fields of words(): a claiming rule's templates may name only these (checked at load)
+
+
 def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
     """What a claiming rule's ``message``/``fix`` templates may name about a recompile and its failing guard."""
     return {
@@ -137,9 +140,10 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
     for site, recompiles in ctx.recompile_causes.get(rule.code, ()):
         groups[site.key].append((site, recompiles))
     findings = []
+    live = ctx.live_claimants("recompiles") if groups else []  # not those that failed (rules/__init__.py)
     for (path, line), causes in groups.items():
         # the user's own function first (its guard words the finding), then by count
-        causes.sort(key=lambda c: (is_library_display(c[1][0].path), classify(c[1][0]) != rule.code, -len(c[1])))
+        causes.sort(key=lambda c: (is_library_display(c[1][0].path), classify(c[1][0], live) != rule.code, -len(c[1])))
         site, cause = causes[0]
         recompiles = [r for _, c in causes for r in c]
         first = cause[0]

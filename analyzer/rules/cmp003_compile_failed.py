@@ -79,8 +79,10 @@ def _is_crash(graph, crash) -> bool:
         return False
     if crash.compile_id:
         return crash.compile_id == graph.compile_id
-    return crash.exception.rsplit(".", 1)[-1] == graph.fail_type and bool(crash.headline) and \
-        crash.headline in (graph.fail_reason or "")
+    # torch's wrapper (InternalTorchDynamoError) raised what the failed compile logged as its original error
+    types = {crash.exception.rsplit(".", 1)[-1], (crash.original or "").rsplit(".", 1)[-1]}
+    return graph.fail_type in types and bool(crash.headline) and \
+        (crash.headline in (graph.fail_reason or "") or (graph.fail_reason or "") in crash.headline)
 
 
 def _fix(fail_type: str, reason: str) -> str:

@@ -25,17 +25,19 @@ def step(x):
 or `torch.cond` for branches with side effects, or drop `fullgraph=True` to let torch split the graph there.
 """
 
+from tdiag.analyzer.crash import short_name
 from tdiag.analyzer.distributed import FSDP2_FULLGRAPH_FIX, fsdp2_hook_break
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._crashes import quoted, raised_at
 
 RULE = Rule("CRS001", "graph-break-error", "error", "A graph break under fullgraph=True stopped the program",
-            suggester="crash", claims="crashes")
+            suggester="crash", claims="crashes", priority=50)
+KIND = "graph_break"
 BRANCH_IDS = {"GB0170"}  # data-dependent branching
 
 
 def matches(crash) -> bool:
-    return crash.kind == "graph_break"
+    return short_name(crash.exception) == "Unsupported" or bool(crash.gb_type)
 
 
 def message(crash, ctx) -> str:

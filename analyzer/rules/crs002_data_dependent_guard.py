@@ -21,15 +21,27 @@ torch._check(n > 0)                        # or tell the compiler a fact about t
 ```
 """
 
+from tdiag.analyzer.crash import short_name
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._crashes import raised_at
 
+from tdiag.lazy_regex import lazy_regex
+
 RULE = Rule("CRS002", "data-dependent-guard", "error", "A guard on a data-dependent value stopped the program",
-            suggester="crash", claims="crashes")
+            suggester="crash", claims="crashes", priority=30)
+KIND = "data_dependent_guard"
+DATA_DEPENDENT = lazy_regex(r"Could not guard on data-dependent expression (.+?) \(unhinted")
 
 
 def matches(crash) -> bool:
-    return crash.kind == "data_dependent_guard"
+    return (DATA_DEPENDENT.search(crash.message) is not None
+            or "GuardOnDataDependentSymNode" in f"{short_name(crash.exception)} {crash.chain}")
+
+
+def describe(crash, ctx) -> None:
+    m = DATA_DEPENDENT.search(crash.message)
+    crash.detail = m.group(1) if m else None
+    crash.policy = "fullgraph=True"
 
 
 def message(crash, ctx) -> str:

@@ -20,15 +20,54 @@ Mark the changing dimension dynamic before the first call (`torch._dynamo.mark_d
 variant before setting the stance, or pass changing numbers as tensors.
 """
 
+from tdiag.analyzer.crash import last_recompile_guard, short_name
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._crashes import quoted
 
+from tdiag.lazy_regex import lazy_regex
+
 RULE = Rule("CRS003", "recompile-forbidden", "error", "A recompile under fail_on_recompile stopped the program",
-            suggester="crash", claims="crashes")
+            suggester="crash", claims="crashes", priority=40)
+KIND = "recompile_policy"
+GUARD_FAILURE = lazy_regex(r"^\s*- (?:\d+/\d+: )?(.+?)\s*(?:#.*)?$")
 
 
 def matches(crash) -> bool:
-    return crash.kind == "recompile_policy"
+    return policy_of(crash) is not None
+
+
+def describe(crash, ctx) -> None:
+    crash.policy = policy_of(crash)
+    guards = guard_failures(crash.message)
+    crash.detail = "; ".join(guards) if guards else last_recompile_guard(ctx.analysis.recompiles, crash.rank)
+    crash.site = crash.call_site
+
+
+def policy_of(crash) -> str | None:
+    """The policy that made a recompile an error, from torch's exception type and message."""
+    short, message = short_name(crash.exception), crash.message
+    if "stance is 'fail_on_recompile'" in message:
+        return 'torch.compiler.set_stance("fail_on_recompile")'
+    if short == "RecompileError":
+        return "torch._dynamo.config.error_on_recompile = True"
+    if short == "FailOnRecompileLimitHit":
+        if "fullgraph" in message:
+            return "the recompile limit under fullgraph=True"
+        return "torch._dynamo.config.fail_on_recompile_limit_hit = True"
+    return None
+
+
+def guard_failures(message: str) -> list[str]:
+    """The failed guards torch lists after "triggered by the following guard failure(s):", without its source
+    comments and the user stack it appends."""
+    _, found, rest = message.partition("guard failure(s):")
+    out = []
+    for line in rest.splitlines() if found else []:
+        m = GUARD_FAILURE.match(line)
+        if m is None or m.group(1).startswith(("User stack", "File ", "  ")) or line.strip().startswith("-  "):
+            continue
+        out.append(m.group(1))
+    return out
 
 
 def message(crash, ctx) -> str:

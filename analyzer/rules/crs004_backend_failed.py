@@ -20,15 +20,31 @@ Fix the error the backend reports, compile the function with another backend mea
 (`backend="aot_eager"`), or `torch.compiler.disable` the part that fails.
 """
 
+from tdiag.analyzer.crash import op_target, short_name
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._crashes import quoted, raised_at
 
 RULE = Rule("CRS004", "backend-failed", "error", "The compiler backend raised and stopped the program",
-            suggester="crash", claims="crashes")
+            suggester="crash", claims="crashes", priority=70)
+KIND = "backend_failed"
+BACKEND_ERRORS = ("BackendCompilerFailed", "InductorError", "LoweringException")
 
 
 def matches(crash) -> bool:
-    return crash.kind == "backend_failed"
+    return short_name(crash.exception) in BACKEND_ERRORS or crash.inner is not None
+
+
+def describe(crash, ctx) -> None:
+    backend = crash.backend or ("inductor" if short_name(crash.exception) == "InductorError" else None)
+    own = crash.inner or crash.headline
+    crash.detail = f"backend {backend!r} raised {own}" if backend else own
+    target = op_target(crash.message)
+    if target is not None:
+        crash.detail += f" (op {target})"
+    # the node's user line where torch names its op (crash.op_site); else the user line torch quotes; else the
+    # user's own backend code that raised (a frame below torch's entry), else the compiled call
+    own_backend = None if backend == "inductor" else crash.backend_site
+    crash.site = crash.op_site or crash.quoted_site or own_backend or crash.call_site
 
 
 def message(crash, ctx) -> str:

@@ -18,15 +18,27 @@ compiled(x)                  # inside: if x.shape[0] == 8: ...  -> ConstraintVio
 the code that depends on the exact size.
 """
 
+from tdiag.analyzer.crash import short_name
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._crashes import raised_at
 
+from tdiag.lazy_regex import lazy_regex
+
 RULE = Rule("CRS006", "dynamic-constraint-violated", "error", "A mark_dynamic dimension was specialised: the program stopped",
-            suggester="crash", claims="crashes")
+            suggester="crash", claims="crashes", priority=20)
+KIND = "constraint_violation"
+SPECIALISED = lazy_regex(r"You marked (\S+) as dynamic but your code specialized it to be a constant \((\d+)\)")
+VIOLATED = lazy_regex(r"Constraints violated \((.+?)\)!")
 
 
 def matches(crash) -> bool:
-    return crash.kind == "constraint_violation"
+    return short_name(crash.exception) == "ConstraintViolationError" or "Constraints violated" in crash.message
+
+
+def describe(crash, ctx) -> None:
+    m, name = SPECIALISED.search(crash.message), VIOLATED.search(crash.message)
+    crash.detail = (f"{m.group(1)} was marked dynamic (mark_dynamic) but the code specialised it to {m.group(2)}"
+                    if m else (name.group(1) if name else None))
 
 
 def message(crash, ctx) -> str:

@@ -30,11 +30,19 @@ from tdiag.analyzer.model import Site
 from tdiag.analyzer.rules import Rule
 
 RULE = Rule("CRS007", "cudagraph-output-overwritten", "error", "A CUDA-graph output was read after a replay overwrote it",
-            suggester="crash", claims="crashes")
+            suggester="crash", claims="crashes", priority=10)
+KIND = "cudagraph_overwritten"
+OVERWRITTEN = ("accessing tensor output of CUDAGraphs that has been overwritten",
+               "accessing gradient tensor output of CUDAGraphs that has been overwritten")
 
 
 def matches(crash) -> bool:
-    return crash.kind == "cudagraph_overwritten"
+    return any(text in crash.message for text in OVERWRITTEN)
+
+
+def describe(crash, ctx) -> None:
+    crash.site = crash.call_site  # the line that read the overwritten output
+    crash.policy = 'mode="reduce-overhead"'
 
 
 def message(crash, ctx) -> str:

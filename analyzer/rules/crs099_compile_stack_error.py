@@ -26,11 +26,12 @@ from tdiag.lazy_regex import lazy_regex
 
 WRAPPED = lazy_regex(r"got ((?:RuntimeError|TypeError|ValueError|IndexError|AssertionError)\(.*\))\s*$", re.M)
 RULE = Rule("CRS099", "compile-stack-error", "error", "An error from inside torch.compile stopped the program",
-            claims="crashes")
+            claims="crashes", priority=999)
+KIND = "compile_stack"
 
 
 def matches(crash) -> bool:
-    return crash.kind == "compile_stack"
+    return crash.from_compile_stack
 
 
 def message(crash, ctx) -> str:

@@ -5,7 +5,9 @@
 - a violated ``mark_dynamic`` constraint (CRS006): ``torch._dynamo.maybe_mark_dynamic`` for the ``mark_dynamic``
   call of the specialised input;
 - a CUDA-graph output overwritten by a later replay (CRS007): ``torch.compiler.cudagraph_mark_step_begin()`` as the
-  first statement of the loop around the compiled call, so that all calls of one iteration are one step.
+  first statement of the loop around the compiled call, so that all calls of one iteration are one step;
+- torch's own internal error (CRS008): ``@torch.compiler.disable`` on the smallest user function around the line,
+  when that is a function the compiled one calls (the rest stays compiled), with the facts for a bug report.
 Anything else: the rule's fix line (NoPatch says why there is no patch).
 """
 
@@ -51,11 +53,16 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         return _maybe_mark_dynamic(finding, ctx)
     if finding.code == "CRS007":
         return _mark_step(finding, ctx)
+    if finding.code == "CRS008":
+        return _disable_smallest(finding, ctx)
     raise NoPatch("no mechanical rewrite for this cause: follow the fix line")
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    return generic.suggest(finding, ctx)
+    suggestion = generic.suggest(finding, ctx)
+    if finding.code == "CRS008":
+        suggestion.alternatives = [*suggestion.alternatives, bug_report(finding, ctx)]
+    return suggestion
 
 
 # --- maybe_mark_dynamic -------------------------------------------------------------------------------------------
@@ -111,3 +118,52 @@ def _mark_step(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         patch=patch_for(tree, with_torch_import(tree, new_module)),
         alternatives=["clone the output you keep: out = model(x).clone()"],
     )
+
+
+# --- torch.compiler.disable on the smallest function around a torch bug --------------------------------------------
+DISABLE_WHY = (
+    "The error is inside torch.compile, not in this code: the same code runs eagerly. torch.compiler.disable makes "
+    "Dynamo run this one function eagerly (a graph break at its call) while everything around it stays compiled, "
+    "until torch fixes the bug."
+)
+
+
+def _disable_smallest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    crash = next((c for c in ctx.analysis.crashes if c.kind == "torch_internal" and c.site is not None
+                  and (c.site.path, c.site.line) == (finding.path, finding.line)), None)
+    if crash is None or len(crash.traced) < 2:
+        raise NoPatch("the line is in the compiled function itself: move it out of the compiled function (after "
+                      "the call), or into a function of its own decorated with @torch.compiler.disable")
+    tree = ctx.tree(finding.path)
+    inner = crash.traced[-1]
+    statement = next((s for s in tree.nodes((cst.SimpleStatementLine, cst.BaseCompoundStatement))
+                      if tree.spans_line(s, finding.line)), None)
+    func = tree.enclosing_function(statement) if statement is not None else None
+    if func is None or func.name.value != inner.function:
+        raise NoPatch(f"no function {inner.function} around {finding.path}:{finding.line} in the recorded source")
+    if any("disable" in (dotted(d.decorator) or "") for d in func.decorators):
+        raise NoPatch(f"{inner.function} is already disabled")
+    torch = torch_alias(tree)
+    decorator = cst.Decorator(decorator=cst.parse_expression(f"{torch}.compiler.disable"))
+    new_module = replace_nodes(tree.module, {func: func.with_changes(decorators=[*func.decorators, decorator])})
+    return Suggestion(
+        title=f"Run {inner.function} eagerly: @torch.compiler.disable ({finding.path}:{tree.start_line(func)})",
+        why=DISABLE_WHY,
+        patch=patch_for(tree, with_torch_import(tree, new_module)),
+        alternatives=["move the line out of the compiled function (after the compiled call)", bug_report(finding, ctx)],
+    )
+
+
+def bug_report(finding: Finding, ctx: SuggestionContext) -> str:
+    """The facts PyTorch asks for in a bug report: torch and Python versions, the line, torch's message, and a
+    minimal repro stub built around the line (to be completed with the inputs it needs)."""
+    run = ctx.analysis.run
+    evidence = evidence_as(finding.evidence, CrashEvidence)
+    lines = (ctx.analysis.sources.get(finding.path) or "").splitlines()
+    code = lines[finding.line - 1].strip() if 0 < finding.line <= len(lines) else "..."
+    message = next((ln for ln in evidence.torch_message.splitlines() if ln.strip()), evidence.exception)
+    return (f"report it to PyTorch (github.com/pytorch/pytorch/issues): torch {run.torch_version or '?'}, "
+            f"Python {run.python_version or '?'}; {finding.path}:{finding.line} `{code}` raised "
+            f"{evidence.exception.rsplit('.', 1)[-1]}: {message}; minimal repro stub:\n"
+            f"import torch\n\n@torch.compile(dynamic=True)\ndef repro(x):\n    {code}  # with the names it uses\n"
+            f"    return x\n\nrepro(torch.ones(4))")

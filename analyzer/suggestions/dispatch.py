@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import importlib
-import logging
 
+from tdiag.analyzer.faults import record_fault
 from tdiag.analyzer.model import Analysis, Finding, Suggestion
 from tdiag.analyzer.rules import get_rule
 from tdiag.analyzer.suggestions import in_scope, library_fix
 from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext
-
-log = logging.getLogger(__name__)
-
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
@@ -26,8 +23,8 @@ def _library_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion 
     """The cause is inside a library: a fix the user applies from their own code (None when it is not)."""
     try:
         return library_fix.suggest(finding, ctx)
-    except Exception:  # a suggestion must never cost the user their analysis
-        log.debug("library suggestion for %s at %s:%s failed", finding.code, finding.path, finding.line, exc_info=True)
+    except Exception as bug:  # a suggester's fault costs only its own patch, and every output says so
+        record_fault(ctx.analysis, "suggester", "library_fix", bug)
         return None
 
 
@@ -35,21 +32,24 @@ def _rule_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     from tdiag.analyzer.suggestions import generic
 
     rule = get_rule(finding.code)
-    name = rule.suggester if rule is not None else None  # imported on first use: no breaks, no syntax trees
-    if name is None:
-        return generic.suggest(finding, ctx)
-    module = importlib.import_module(f"{__package__}.{name}")
+    name = (rule.suggester if rule is not None else None) or "generic"  # imported on first use: no syntax trees
     try:
-        return module.suggest(finding, ctx)
-    except NoPatch as why_not:
-        fallback = module.fallback(finding, ctx) if hasattr(module, "fallback") else generic.suggest(finding, ctx)
-        if fallback.patch is None and not fallback.patch_note:
-            fallback.patch_note = str(why_not)
-        return fallback
-    except Exception as bug:  # a suggestion must never cost the user their analysis
-        log.debug("suggestion for %s at %s:%s failed", finding.code, finding.path, finding.line, exc_info=True)
-        fallback = generic.suggest(finding, ctx)
-        fallback.patch_note = f"no patch: tdiag could not rewrite this code ({type(bug).__name__}: {bug})"
+        module = importlib.import_module(f"{__package__}.{name}")
+        try:
+            return module.suggest(finding, ctx)
+        except NoPatch as why_not:
+            fallback = module.fallback(finding, ctx) if hasattr(module, "fallback") else generic.suggest(finding, ctx)
+            if fallback.patch is None and not fallback.patch_note:
+                fallback.patch_note = str(why_not)
+            return fallback
+    except Exception as bug:  # a suggester's fault costs only its own patches, and every output says which failed
+        record_fault(ctx.analysis, "suggester", name, bug)
+        note = f"no patch: suggester {name} failed ({type(bug).__name__}: {bug})"
+        try:
+            fallback = generic.suggest(finding, ctx)
+        except Exception:  # the generic words failed too (a damaged rule doc): the finding's own fix line stands
+            fallback = Suggestion(title=finding.fix or finding.message)
+        fallback.patch, fallback.patch_note = None, note
         return fallback
 
 

@@ -154,7 +154,7 @@ def build_page(analysis: Analysis) -> Page:
         divergence=sorted((v for v in findings if v.f.ranks), key=lambda v: v.f.family != "DIV") if ranks else [],
         code_json=json_for_script(code),
         data_json=json_for_script(_data(findings[FULL_FINDINGS:], graphs, code)),
-        capture_lines=capture_health.lines(analysis.run.capture_problems),
+        capture_lines=capture_health.incomplete_lines(analysis.run),
         empty_verdict=capture_health.empty_verdict(analysis),
         module_rows=module_time_rows(analysis),
         line_rows=module_time_rows(analysis, by="line"),

@@ -10,14 +10,15 @@ from tdiag.analyzer.model import SEVERITIES
 from tdiag.reports.lint.diagnostics import plural
 
 if TYPE_CHECKING:
-    from tdiag.analyzer.model import Finding
+    from tdiag.analyzer.model import Finding, RunInfo
     from tdiag.reports.lint.options import LintOptions
 
 
-def footer(findings: list[Finding], options: LintOptions, capture_problems: list | None = None,
+def footer(findings: list[Finding], options: LintOptions, run: RunInfo | None = None,
            stopped: str | None = None) -> str:
-    """``stopped``: torch.compile stopped the program (analyzer.crash.headline); no list is an all-clear then."""
-    incomplete = "".join(line + "\n" for line in capture_health.lines(capture_problems or []))
+    """``run``: its capture or analysis problems come first (capture_health); ``stopped``: torch.compile stopped the
+    program (analyzer.crash.headline). No list is an all-clear then."""
+    incomplete = "".join(line + "\n" for line in (capture_health.incomplete_lines(run) if run is not None else []))
     if stopped and not any(f.family == "CRS" for f in findings):
         incomplete += f"{stopped} (not selected: this is not an all-clear)\n"
     if not findings:

@@ -39,8 +39,9 @@ def annotation(analysis: Analysis, finding: Finding) -> str:
 
 
 def render(analysis: Analysis, options: LintOptions) -> str:
-    from tdiag.analyzer.capture_health import lines
+    from tdiag.analyzer.capture_health import incomplete_lines
 
-    incomplete = lines(analysis.run.capture_problems)
-    notice = f"::error title={TOOL_TITLE} capture incomplete::{escape_data(chr(10).join(incomplete))}\n" if incomplete else ""
+    incomplete = incomplete_lines(analysis.run)
+    title = "capture incomplete" if analysis.run.capture_problems else "analysis incomplete"
+    notice = f"::error title={TOOL_TITLE} {title}::{escape_data(chr(10).join(incomplete))}\n" if incomplete else ""
     return notice + "".join(annotation(analysis, f) + "\n" for f in ordered(analysis.findings))

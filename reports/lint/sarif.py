@@ -47,13 +47,17 @@ def render(analysis: Analysis, options: LintOptions) -> str:
 
 
 def _invocations(analysis: Analysis) -> dict[str, Any]:
-    """Only for an incomplete capture (so a complete run's log is unchanged): the run did not succeed, and why."""
-    problems = analysis.run.capture_problems
-    if not problems:
+    """Only for an incomplete capture or analysis (so a complete run's log is unchanged): the run did not succeed,
+    and why."""
+    run = analysis.run
+    if not capture_health.is_incomplete(run):
         return {}
     notes = [
         {"level": "error", "descriptor": {"id": "capture-incomplete"}, "message": {"text": text}}
-        for text in capture_health.lines(problems)
+        for text in capture_health.lines(run.capture_problems)
+    ] + [
+        {"level": "error", "descriptor": {"id": "analysis-incomplete"}, "message": {"text": capture_health.analysis_line(p)}}
+        for p in run.analysis_problems
     ]
     return {"invocations": [{"executionSuccessful": False, "toolExecutionNotifications": notes}]}
 

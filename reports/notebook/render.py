@@ -53,7 +53,7 @@ def build_view(analysis: Analysis, *, title: str = "", record: str | None = None
         headline=[("graphs", s.graphs), ("graph breaks", s.graph_breaks), ("recompilations", s.recompiles),
                   ("eager fallbacks", s.eager_fallbacks)],
         compile_time_s=s.compile_time_s,
-        problems=capture_health.lines(analysis.run.capture_problems),
+        problems=capture_health.incomplete_lines(analysis.run),
         runtime=runtime_line(s.runtime) or "",
         findings=[_finding(f, analysis) for f in analysis.findings],
         verdict=verdict,

@@ -42,11 +42,11 @@ class DiffCommand:
 
 
 def _report_incomplete(*named) -> bool:
-    from tdiag.analyzer.capture_health import lines
+    from tdiag.analyzer.capture_health import incomplete_lines
 
     incomplete = False
     for label, analysis in named:
-        for line in lines(analysis.run.capture_problems):
+        for line in incomplete_lines(analysis.run):
             print(f"tdiag diff: error: {label}: {line}", file=sys.stderr)
             incomplete = True
     return incomplete

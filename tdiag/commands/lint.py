@@ -51,11 +51,13 @@ class LintCommand:
             selected = dataclasses.replace(selected, findings=at_library_sites(selected.findings))
         _write_report(selected, args)
         _append_step_summary(selected)
-        if analysis.run.capture_problems:
-            # Like a linter that could not read a file: an error (2), even with --exit-zero, never a pass.
-            from tdiag.analyzer.capture_health import lines
+        from tdiag.analyzer.capture_health import incomplete_lines
 
-            for line in lines(analysis.run.capture_problems):
+        incomplete = incomplete_lines(analysis.run)
+        if incomplete:
+            # Like a linter that could not read a file: an error (2), even with --exit-zero, never a pass: the capture
+            # missed something, or a rule of tdiag's failed (its findings are missing).
+            for line in incomplete:
                 print(f"tdiag lint: error: {line}", file=sys.stderr)
             return EXIT_USAGE
         if args.exit_zero:

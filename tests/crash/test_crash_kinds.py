@@ -10,12 +10,14 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 from tdiag.analyzer import build
 
 PROGRAMS = Path(__file__).parent / "programs"
+TORCH_RELEASE = ".".join(version("torch").split("+")[0].split(".")[:2])  # the message names it: "inside torch 2.13"
 SUMMARY_RULE = "tdiag: what torch.compile did"
 # torch's glog-style log lines carry a time stamp and a pid: the only part of stderr that differs run to run
 LOG_PREFIX = re.compile(r"^[EWI]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ ", re.M)
@@ -64,6 +66,11 @@ CASES = [
          "L['x'].size()[0] was marked dynamic (mark_dynamic) but the code specialised it to 8"),
     Case("fake_tensor_error.py", "torch._dynamo.exc.TorchRuntimeError", "RuntimeError when making fake tensor call",
          "CRS099", "return a @ b", "a and b must have same reduction dim"),
+    # torch's own bug (valid code; eagerly it prints): the torch-bug finding, not CRS099's "fix what torch names"
+    Case("torch_internal_error.py", "torch._dynamo.exc.InternalTorchDynamoError",
+         "ValueError: Unknown format code 'f' for object of type 'str'", "CRS008", 'print(f"rows {x.shape[0]:.1f}")',
+         f"torch.compile failed inside torch {TORCH_RELEASE} (a torch bug, not your code): ValueError: Unknown format "
+         "code 'f' for object of type 'str'; the compiled call at torch_internal_error.py:21"),
     Case("thread_fullgraph.py", "torch._dynamo.exc.Unsupported", "Data-dependent branching", "CRS001",
          "if h.sum() > 0:", "thread 'trainer' stopped: graph break GB0170", exit_code=0),
     pytest.param(  # a real lowering error: a custom op has no lowering, and implicit fallbacks are off
@@ -251,3 +258,30 @@ def test_tui_overview_and_html_report_lead_with_the_crash(runs, tmp_path):
         first_code = page.locator("#findings [id^='CRS'], #findings [id^='BRK'], #findings [id^='CMP']").first
         assert (first_code.get_attribute("id") or "").startswith("CRS001")
         browser.close()
+
+
+def test_fix_verify_works_around_torchs_own_bug(runs, session_env):
+    """CRS008: the patch disables the smallest user function around the line (report, not the compiled step), and
+    `tdiag fix --verify` proves it: the program runs to its end, printing what it printed before and then the rest.
+    The only new finding is the break the workaround itself makes where step calls the disabled function. The
+    finding carries the facts for a bug report."""
+    import json
+
+    case = next(c for c in CASES if isinstance(c, Case) and c.code == "CRS008")
+    _, _, run_dir = runs(case)
+    finding = build(run_dir).findings[0]
+    report = finding.suggestion.alternatives[-1]
+    assert f"torch {version('torch')}" in report and 'torch_internal_error.py:9 `print(f"rows {x.shape[0]:.1f}")`' in report
+    assert "InternalTorchDynamoError: ValueError: Unknown format code 'f'" in report and "@torch.compile" in report
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", str(run_dir), "--verify", "--format", "json"],
+                          cwd=PROGRAMS, env=session_env, capture_output=True, text=True, timeout=600)
+    data = json.loads(proc.stdout)
+    (patch,) = data["patches"]
+    assert patch["codes"] == ["CRS008"]
+    added = [ln for ln in patch["patch"].splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    assert added == ["+@torch.compiler.disable"] and "\n+@torch.compiler.disable\n def report(x):" in patch["patch"]
+    (result,) = data["verification"]
+    assert proc.returncode == 0 and result["ok"] and result["completed"], result["problems"]
+    assert result["before"]["exit_code"] == 1 and result["after"]["exit_code"] == 0
+    assert "CRS008" in result["gone"] and result["new"] == ["BRK099"]
+    assert result["stdout_diff"] == ["+rows 4.0", "+sum 8.0", "+rows 6.0", "+sum 12.0"]

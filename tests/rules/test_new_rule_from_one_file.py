@@ -96,3 +96,64 @@ def test_a_rule_from_one_file_shows_everywhere(throwaway_rule, recorded, capsys)
     import asyncio
 
     assert "ZZZ001" in asyncio.run(tui_rows())
+
+
+CRASH_RULE_FILE = '''
+"""## What it does
+Claims the crash of a format code torch cannot handle (a throwaway rule for the test).
+
+## Why is this bad?
+It is not; it proves that a crash rule is one file.
+
+## Example
+```python
+f"{x.shape[0]:.1f}"
+```
+
+## Use instead
+Nothing.
+"""
+
+from tdiag.analyzer.rules import Rule
+
+RULE = Rule("CRS090", "throwaway-crash", "error", "A crash rule from one file", claims="crashes", priority=1)
+KIND = "throwaway_format"
+
+
+def matches(crash):
+    return "Unknown format code" in crash.message
+
+
+def describe(crash, ctx):
+    crash.detail = "format code"
+
+
+def message(crash, ctx):
+    return f"throwaway: {crash.detail}"
+
+
+def fix(crash, ctx):
+    return "none"
+'''
+
+
+@pytest.fixture
+def throwaway_crash_rule(tmp_path, monkeypatch):
+    folder = tmp_path / "more_rules"
+    folder.mkdir()
+    (folder / "crs090_throwaway_crash.py").write_text(textwrap.dedent(CRASH_RULE_FILE))
+    monkeypatch.setattr(rules, "__path__", [*rules.__path__, str(folder)])
+    monkeypatch.setattr(rules, "_MODULES", None)
+    yield
+    rules._LOADED.pop("CRS090", None)
+    sys.modules.pop("tdiag.analyzer.rules.crs090_throwaway_crash", None)
+
+
+def test_a_crash_rule_from_one_file_claims_the_crash(throwaway_crash_rule, torch_bug_record):
+    """A claiming crash rule is one file too: its matches and priority (1, before CRS008's 65) win the crash, its
+    KIND and describe are the crash's, and it is the first finding, with nothing else changed."""
+    analysis = build(torch_bug_record)
+    first = analysis.findings[0]
+    assert (first.code, first.line) == ("CRS090", 9) and first.message == "the program stopped: throwaway: format code"
+    assert [f.code for f in analysis.findings if f.family == "CRS"] == ["CRS090"]  # CRS008 no longer owns it
+    assert analysis.summary.crash.kind == "throwaway_format" and analysis.summary.crash.detail == "format code"

@@ -100,9 +100,9 @@ def run_line(analysis: Analysis) -> Text:
 
 def record_problems(analysis: Analysis) -> Group | None:
     run = analysis.run
-    if not run.record_problems and not run.notes and not run.incomplete_ranks and not run.capture_problems:
+    if not run.record_problems and not run.notes and not run.incomplete_ranks and not capture_health.is_incomplete(run):
         return None
-    capture = capture_health.lines(run.capture_problems)
+    capture = capture_health.incomplete_lines(run)
     lines = [Text(f"⚠ {line}", style="bold red" if i == 0 else "red") for i, line in enumerate(capture)]
     lines += [Text(f"⚠ {p}", style="yellow") for p in run.record_problems]
     if run.record_problems:
