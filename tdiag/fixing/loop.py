@@ -10,10 +10,11 @@ from typing import Any
 
 from tdiag.analyzer.model import Analysis
 from tdiag.errors import TdiagError
-from tdiag.fixing.compare import Comparison, compare
+from tdiag.fixing.compare import Comparison
 from tdiag.fixing.plan import PlannedPatch, by_file, merged_text, plan_patches
 from tdiag.fixing.recorded import RecordedRun, recorded_run
 from tdiag.fixing.safety import Refusal, check_files
+from tdiag.fixing.stdout_match import DEFAULT_TOLERANCE
 from tdiag.fixing.undo import Applied, write_with_backup
 
 VERIFICATION_FILE = "verification.json"
@@ -30,6 +31,9 @@ class FixOptions:
     env: dict[str, str] = field(default_factory=dict)
     timeout: float | None = None
     keep_scratch: bool = False
+    repeat: int = 3  # runs of each side: a timing verdict needs their spread
+    max_rounds: int = 5
+    output_tolerance: float = DEFAULT_TOLERANCE  # relative, on printed floats differing in their last digit
 
 
 @dataclass
@@ -42,6 +46,10 @@ class FixReport:
     not_applied: str | None = None  # why --apply wrote nothing
     scratch: Path | None = None  # kept scratch folder (--keep-scratch)
     notes: list[str] = field(default_factory=list)  # what the user should know about how it was verified
+    kept: list[PlannedPatch] | None = None  # --verify: the patches every round kept (the set --apply writes)
+    final_texts: dict[str, str] | None = None  # --verify: each patched file's text after the kept rounds
+    rounds: int = 0
+    stopped: str = ""  # why the rounds ended
 
     @property
     def chosen(self) -> list[PlannedPatch]:
@@ -66,6 +74,11 @@ class FixReport:
             },
             "not_applied": self.not_applied,
             "notes": self.notes,
+            "rounds": self.rounds,
+            "stopped": self.stopped,
+            "kept": None if self.kept is None else [
+                {"id": p.id, "path": p.path, "codes": p.codes, "title": p.title, "patch": p.patch} for p in self.kept
+            ],
             "ok": not self.worse and not self.refusals,
         }
 
@@ -89,12 +102,22 @@ def fix(record: str, analysis: Analysis, options: FixOptions) -> FixReport:
                 f"the recorded working directory {run.cwd} is outside the project root {run.root}: the re-runs start "
                 "there (only the project is copied; files the program writes relative to it land there)"
             )
-        report.comparisons, report.scratch = _verify(run, chosen, options)
+        _verify(run, chosen, options, report)
     if options.apply:
-        if report.worse and not options.force:
-            report.not_applied = "not applied: the verification found the patched run worse (see above); --force applies anyway"
-        else:
-            report.applied = write_with_backup(run.record_dir, run.root, new_texts(run, chosen), [p.id for p in chosen])
+        texts, ids = new_texts(run, chosen), [p.id for p in chosen]
+        if options.verify and report.kept:
+            texts, ids = report.final_texts, [p.id for p in report.kept]
+        elif options.verify and not options.force:
+            report.not_applied = ("not applied: no patch verified and paid (see above); --force applies the first "
+                                  "round's patches anyway")
+            texts = {}
+        if texts:
+            # later rounds may patch files the first did not: every file is checked before any is written
+            report.refusals = check_files(run.root, run.sources, sorted(texts), options.force)
+            if report.refusals:
+                report.not_applied = "nothing applied: every file must be safe to edit before any is written"
+            else:
+                report.applied = write_with_backup(run.record_dir, run.root, texts, ids)
     if options.verify:
         _save_verification(run, report)
     return report
@@ -113,26 +136,17 @@ def new_texts(run: RecordedRun, patches: list[PlannedPatch]) -> dict[str, str]:
     return {path: merged_text(run.sources[path], group) for path, group in by_file(patches).items()}
 
 
-def _verify(run: RecordedRun, chosen: list[PlannedPatch], options: FixOptions) -> tuple[list[Comparison], Path | None]:
-    from tdiag.analyzer import build
+def _verify(run: RecordedRun, chosen: list[PlannedPatch], options: FixOptions, report: FixReport) -> None:
+    from tdiag.fixing.rounds import verify_rounds
     from tdiag.fixing.verify import Scratch
 
     if len(list(run.record_dir.glob("events*.jsonl"))) > 1:
         raise TdiagError("--verify re-runs single-process programs; this record has several ranks")
-    variants: list[tuple[str, list[PlannedPatch]]] = [("all patches", chosen)]
-    if options.each and len(chosen) > 1:
-        variants += [(p.id, [p]) for p in chosen]
     with Scratch(run, keep=options.keep_scratch) as scratch:
-        # The baseline runs again too, on an unpatched copy: the record has no stdout, and times are only
-        # comparable between runs on the same machine state.
-        base = scratch.rerun("before", scratch.copy("before", {}), options.env, options.timeout)
-        baseline = (build(base.record_dir), base)
-        comparisons = []
-        for label, group in variants:
-            copy = scratch.copy(label, new_texts(run, group))
-            result = scratch.rerun(label, copy, options.env, options.timeout)
-            comparisons.append(compare(label, [p.id for p in group], baseline, (build(result.record_dir), result)))
-        return comparisons, scratch.base if options.keep_scratch else None
+        result = verify_rounds(run, chosen, options, scratch)
+        report.scratch = scratch.base if options.keep_scratch else None
+    report.comparisons, report.kept, report.final_texts = result.comparisons, result.kept, result.texts
+    report.rounds, report.stopped = result.rounds, result.stopped
 
 
 def _save_verification(run: RecordedRun, report: FixReport) -> None:
