@@ -5,9 +5,8 @@ and transformers' own loss_type warning."""
 import argparse
 
 import torch
-from transformers import GPT2Config, GPT2LMHeadModel
-
 from _timing import StepTimer
+from transformers import GPT2Config, GPT2LMHeadModel
 
 
 def main() -> None:

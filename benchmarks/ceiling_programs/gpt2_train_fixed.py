@@ -5,9 +5,8 @@ sequence length marked dynamic, transformers' loss_type set, the step compiled w
 import argparse
 
 import torch
-from transformers import GPT2Config, GPT2LMHeadModel
-
 from _timing import StepTimer
+from transformers import GPT2Config, GPT2LMHeadModel
 
 
 def main() -> None:

@@ -4,9 +4,8 @@ value (BRK001), `.item()` (BRK002) and batches of three sizes (RCP001)."""
 import argparse
 
 import torch
-from torch import nn
-
 from _timing import StepTimer
+from torch import nn
 
 
 class Block(nn.Module):

@@ -4,9 +4,8 @@ and the model compiled whole (fullgraph=True)."""
 import argparse
 
 import torch
-from torch import nn
-
 from _timing import StepTimer
+from torch import nn
 
 
 class Block(nn.Module):

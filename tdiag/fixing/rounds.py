@@ -13,7 +13,6 @@ one backup, so one ``--undo`` takes back every round.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from tdiag.analyzer.model import Analysis
 from tdiag.fixing.compare import Comparison, compare
@@ -99,7 +98,7 @@ def _round(number: int, patches: list[PlannedPatch], state: _State, measure, opt
         return patches, runs
     together.kept = False
     paying = [(p, c, r) for p, c, r in alone if c.pays]
-    for p, c, _ in alone:
+    for _p, c, _ in alone:
         c.kept = False
     if not paying:
         return None
@@ -123,7 +122,3 @@ def _key(patch: PlannedPatch) -> tuple[str, ...]:
     """A patch across rounds: its file and what it adds (line numbers move as earlier rounds change the file)."""
     added = tuple(line for edit in patch.edits for line in edit.new)
     return (patch.path, patch.title, *added)
-
-
-def scratch_of(scratch: Scratch, keep: bool) -> Path | None:
-    return scratch.base if keep else None
