@@ -36,7 +36,7 @@ def main() -> int:
         t0 = time.perf_counter()
         r = bench_ceiling.measure(name, ["--device", "cuda", "--backend", "inductor"], runs=2, repeat=1)
         results.append(r)
-        share, before, after, hand = r.recovered(), r.best("before"), r.best("tdiag"), r.best("hand")
+        share, before, after = r.recovered(), r.best("before"), r.best("tdiag")
         figures = " ".join(f"{v}={'-' if r.best(v) is None else f'{r.best(v) * 1e3:.3f}ms'}" for v in bench_ceiling.VERSIONS)
         if share is not None:
             ok = share >= 0.9
