@@ -34,6 +34,9 @@ class FixCommand:
         parser.add_argument("--output-tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="REL",
                             help="stdout still counts as the same where printed floats differ by one unit of their "
                                  f"last digit and at most REL relatively (default {DEFAULT_TOLERANCE:g}; 0: exact)")
+        parser.add_argument("--eager", action="store_true",
+                            help="with --verify: also run the final program with TORCH_COMPILE_DISABLE=1 (N times) and "
+                                 "compare its measured step time with the compiled one")
         parser.add_argument("--keep-scratch", action="store_true", help="keep the scratch copies and their records")
         parser.add_argument("--undo", action="store_true", help="restore the files of the last --apply (RECORD optional)")
         parser.add_argument("-f", "--format", choices=("text", "json"), default="text")
@@ -50,6 +53,8 @@ class FixCommand:
             parser.error("the following arguments are required: record")
         if args.each and not args.verify:
             parser.error("--each measures patches: use it with --verify")
+        if args.eager and not args.verify:
+            parser.error("--eager measures the program: use it with --verify")
         if args.repeat < 1 or args.rounds < 1 or args.output_tolerance < 0:
             parser.error("--repeat and --rounds take a positive count, --output-tolerance a non-negative number")
         from tdiag.commands._analysis import load_analysis
@@ -62,7 +67,7 @@ class FixCommand:
             select=codes or ["<no rule>"], ignore=[], apply=args.apply, verify=args.verify,
             each=args.each, force=args.force, env=_env(args.env, parser), timeout=args.timeout,
             keep_scratch=args.keep_scratch, repeat=args.repeat, max_rounds=args.rounds,
-            output_tolerance=args.output_tolerance,
+            output_tolerance=args.output_tolerance, eager=args.eager,
         )
         report = fix(args.record, load_analysis(args.record), options)
         from tdiag.reports.registry import ReportOptions, get_reporter, write_report

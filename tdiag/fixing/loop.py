@@ -34,6 +34,7 @@ class FixOptions:
     repeat: int = 3  # runs of each side: a timing verdict needs their spread
     max_rounds: int = 5
     output_tolerance: float = DEFAULT_TOLERANCE  # relative, on printed floats differing in their last digit
+    eager: bool = False  # also run the final program with torch.compile disabled: compiled vs eager
 
 
 @dataclass
@@ -50,6 +51,7 @@ class FixReport:
     final_texts: dict[str, str] | None = None  # --verify: each patched file's text after the kept rounds
     rounds: int = 0
     stopped: str = ""  # why the rounds ended
+    eager: Any = None  # --eager: rounds.EagerBaseline
 
     @property
     def chosen(self) -> list[PlannedPatch]:
@@ -76,6 +78,7 @@ class FixReport:
             "notes": self.notes,
             "rounds": self.rounds,
             "stopped": self.stopped,
+            "eager": None if self.eager is None else vars(self.eager),
             "kept": None if self.kept is None else [
                 {"id": p.id, "path": p.path, "codes": p.codes, "title": p.title, "patch": p.patch} for p in self.kept
             ],
@@ -88,8 +91,8 @@ def fix(record: str, analysis: Analysis, options: FixOptions) -> FixReport:
     patches = plan_patches(analysis, options.select, options.ignore)
     report = FixReport(record, patches)
     chosen = report.chosen
-    if not chosen or not (options.apply or options.verify):
-        return report
+    if not (options.apply or options.verify) or not (chosen or (options.verify and options.eager)):
+        return report  # (a program without patches is still measured against eager with --verify --eager)
     if options.apply:
         # Check the user's files first: a refusal should not wait for minutes of verification.
         report.refusals = check_files(run.root, run.sources, sorted(by_file(chosen)), options.force)
@@ -103,7 +106,7 @@ def fix(record: str, analysis: Analysis, options: FixOptions) -> FixReport:
                 "there (only the project is copied; files the program writes relative to it land there)"
             )
         _verify(run, chosen, options, report)
-    if options.apply:
+    if options.apply and chosen:
         texts, ids = new_texts(run, chosen), [p.id for p in chosen]
         if options.verify and report.kept:
             texts, ids = report.final_texts, [p.id for p in report.kept]
@@ -146,7 +149,7 @@ def _verify(run: RecordedRun, chosen: list[PlannedPatch], options: FixOptions, r
         result = verify_rounds(run, chosen, options, scratch)
         report.scratch = scratch.base if options.keep_scratch else None
     report.comparisons, report.kept, report.final_texts = result.comparisons, result.kept, result.texts
-    report.rounds, report.stopped = result.rounds, result.stopped
+    report.rounds, report.stopped, report.eager = result.rounds, result.stopped, result.eager
 
 
 def _save_verification(run: RecordedRun, report: FixReport) -> None:

@@ -29,6 +29,8 @@ def print_report(report: FixReport, file: TextIO, show_diffs: bool = True) -> No
     console = Console(file=file, highlight=False, soft_wrap=True)
     if not report.patches:
         console.print("tdiag fix: no finding in this record has a patch (see `tdiag lint` for the text fixes)")
+        if report.eager is not None:
+            _print_eager(console, report.eager)
         return
     for p in report.patches:
         header = Text()
@@ -45,6 +47,8 @@ def print_report(report: FixReport, file: TextIO, show_diffs: bool = True) -> No
         _print_comparison(console, c)
     if report.kept is not None:
         _print_rounds(console, report)
+    if report.eager is not None:
+        _print_eager(console, report.eager)
     if report.scratch is not None:
         console.print(f"scratch copies kept in {report.scratch}")
     for r in report.refusals:
@@ -111,6 +115,17 @@ def _print_rounds(console: Console, report: FixReport) -> None:
         console.print(f"final set ({len(kept)} patch(es), what --apply writes): {', '.join(p.id for p in kept)}")
     else:
         console.print("final set: empty (no patch verified and paid)", style="yellow")
+
+
+def _print_eager(console: Console, eager) -> None:
+    def ms(times: list[float]) -> str:
+        return f"{min(times) * 1e3:.3f}-{max(times) * 1e3:.3f} ms/step over {len(times)} run(s)" if times else "not measured"
+
+    style = {"compiled slower than eager": "bold red", "compiled faster than eager": "bold green"}.get(eager.verdict, "yellow")
+    console.print(f"eager (TORCH_COMPILE_DISABLE=1): {ms(eager.step_times_s)}; compiled: {ms(eager.compiled_step_times_s)}")
+    console.print(f"{eager.verdict}: {eager.detail}", style=style)
+    if eager.cause:
+        console.print(f"cause: {eager.cause}")
 
 
 def _style(attr: str, before, after) -> str:

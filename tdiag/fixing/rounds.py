@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tdiag.analyzer.model import Analysis
-from tdiag.fixing.compare import Comparison, compare
+from tdiag.fixing.compare import Comparison, Metrics, compare, judge_steps
 from tdiag.fixing.plan import PlannedPatch, by_file, merged_text, plan_patches
 from tdiag.fixing.recorded import RecordedRun
 from tdiag.fixing.verify import RunResult, Scratch
@@ -30,6 +30,19 @@ class RoundsResult:
     texts: dict[str, str] = field(default_factory=dict)  # display path -> final text (the kept set, all rounds)
     rounds: int = 0  # rounds that measured something
     stopped: str = ""  # why the rounds ended
+    eager: EagerBaseline | None = None  # --eager: the final program with torch.compile disabled
+
+
+@dataclass
+class EagerBaseline:
+    """The final program run with TORCH_COMPILE_DISABLE=1 under `tdiag run` (its window measures eager steps too)."""
+
+    step_times_s: list[float]
+    compiled_step_times_s: list[float]
+    exit_code: int
+    verdict: str  # "compiled slower than eager", "compiled faster than eager", "no verdict", "not measured"
+    detail: str
+    cause: str | None = None  # where the compiled step's time goes, when it is slower
 
 
 @dataclass
@@ -42,9 +55,10 @@ class _State:
 def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch: Scratch) -> RoundsResult:
     from tdiag.analyzer import build
 
-    def measure(label: str, texts: dict[str, str]) -> Runs:
+    def measure(label: str, texts: dict[str, str], extra_env: dict[str, str] | None = None) -> Runs:
         copy = scratch.copy(label, texts)
-        results = [scratch.rerun(label, copy, options.env, options.timeout, i + 1) for i in range(options.repeat)]
+        env = {**options.env, **(extra_env or {})}
+        results = [scratch.rerun(label, copy, env, options.timeout, i + 1) for i in range(options.repeat)]
         return [(build(r.record_dir), r) for r in results]
 
     result = RoundsResult()
@@ -73,7 +87,42 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
     else:
         result.stopped = f"the limit of {options.max_rounds} round(s) (--rounds)"
     result.texts = state.texts
+    if options.eager:
+        result.eager = eager_baseline(state.runs, measure("eager", state.texts, {"TORCH_COMPILE_DISABLE": "1"}))
     return result
+
+
+def eager_baseline(compiled: Runs, eager: Runs) -> EagerBaseline:
+    """How the final compiled step compares with the same program run eagerly; when slower, where its time goes."""
+    c, e = Metrics.of_runs(compiled), Metrics.of_runs(eager)
+    if eager[0][1].exit_code != compiled[0][1].exit_code:
+        return EagerBaseline(e.step_times_s, c.step_times_s, eager[0][1].exit_code, "not measured",
+                             f"the program exits {eager[0][1].exit_code} with torch.compile disabled "
+                             f"(compiled: {compiled[0][1].exit_code}), e.g. fullgraph=True refuses to run disabled")
+    how, faster, slower = judge_steps(e, c)  # eager is the "before"
+    if slower:
+        return EagerBaseline(e.step_times_s, c.step_times_s, 0, "compiled slower than eager", how,
+                             _where_time_goes(compiled[0][0]))
+    verdict = "compiled faster than eager" if faster else "no verdict" if e.step_times_s and c.step_times_s else "not measured"
+    return EagerBaseline(e.step_times_s, c.step_times_s, 0, verdict, how)
+
+
+def _where_time_goes(analysis: Analysis) -> str:
+    rt = analysis.summary.runtime
+    if rt is None or rt.window_s <= 0:
+        return "the compiled run has no measured window"
+    parts = {"compiled graphs": rt.compiled_s, "eager code between and around the graphs": rt.eager_s,
+             "guard checks": rt.guard_s, "compiling inside the window": rt.compile_s}
+    name, seconds = max(parts.items(), key=lambda kv: kv[1])
+    share = ", ".join(f"{k} {v / rt.window_s:.0%}" for k, v in parts.items() if v > 0)
+    hint = {
+        "compiled graphs": "the graphs themselves run slower than eager ops (a backend without fusion, e.g. "
+                           "aot_eager, adds tracing overhead; Inductor or a larger step amortises it)",
+        "eager code between and around the graphs": "the step is mostly eager: see RUN001 and the graph breaks",
+        "guard checks": "guards dominate a tiny step: fewer, larger compiled calls",
+        "compiling inside the window": "it still compiles inside the measured window: see the RCP findings",
+    }[name]
+    return f"{name} take the largest share of the compiled step ({share}): {hint}"
 
 
 def _round(number: int, patches: list[PlannedPatch], state: _State, measure, options,
