@@ -31,7 +31,7 @@ class FixOptions:
     env: dict[str, str] = field(default_factory=dict)
     timeout: float | None = None
     keep_scratch: bool = False
-    repeat: int = 3  # runs of each side: a timing verdict needs their spread
+    repeat: int = 2  # runs of each side: a timing verdict needs their spread
     max_rounds: int = 5
     output_tolerance: float = DEFAULT_TOLERANCE  # relative, on printed floats differing in their last digit
     eager: bool = False  # also run the final program with torch.compile disabled: compiled vs eager
