@@ -56,7 +56,8 @@ def print_report(report: FixReport, file: TextIO, show_diffs: bool = True) -> No
     if report.not_applied:
         console.print(report.not_applied, style="bold red" if report.refusals or report.worse else "yellow")
     if report.applied is not None:
-        console.print(f"applied {len(report.chosen)} patch(es) to {', '.join(report.applied.files)}", style="bold green")
+        count = len(report.kept) if report.kept else len(report.chosen)
+        console.print(f"applied {count} patch(es) to {', '.join(report.applied.files)}", style="bold green")
         console.print(f"backup: {report.applied.backup}")
         console.print(f"undo:   tdiag fix {report.record} --undo")
     elif not report.comparisons and not report.refusals and report.chosen:

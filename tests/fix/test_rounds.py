@@ -147,3 +147,17 @@ def test_eager_baseline_is_measured_by_the_same_window(tmp_path, session_env):
     assert eager is not None and eager["exit_code"] == 0, data
     assert len(eager["step_times_s"]) == 1 and len(eager["compiled_step_times_s"]) == 1
     assert eager["verdict"] == "no verdict" and "a verdict needs 2 a side" in eager["detail"]
+
+
+@needs_git
+def test_the_loss_print_of_the_issue_is_fixed_in_two_rounds_and_prints_the_same(tmp_path, session_env):
+    project = make_project(tmp_path, PROGRAMS / "loss_print.py", session_env)
+    rc, data = project.fix_json("--verify", "--apply", "--repeat", "1")
+    held = [p for p in data["patches"] if p["held_back"]]
+    assert [p["codes"] for p in held] == [["BRK004"]]  # overlaps the capture_scalar_outputs line in round 1
+    assert rc == 0 and data["rounds"] == 2 and [p["codes"] for p in data["kept"]] == [["BRK002"], ["BRK004"]]
+    last = data["verification"][-1]["after"]
+    assert last["graphs"] == 1 and last["graph_breaks"] == 0
+    assert all(c["stdout_identical"] for c in data["verification"])
+    patched = _plain(project, "loss_print.py")
+    assert patched.returncode == 0 and patched.stdout == project.run_stdout  # the prints are all still there
