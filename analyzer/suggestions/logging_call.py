@@ -1,17 +1,22 @@
-"""BRK004: print / logging / warnings inside compiled code. Move it out (patch: delete the bare statement), or let
-Dynamo reorder it (``reorderable_logging_functions``)."""
+"""BRK004: print / logging / warnings inside compiled code. The patch keeps the output: a ``print`` is replayed
+after the graph (``reorderable_logging_functions``), a module logger's method is skipped while tracing
+(logger_switch). A print whose replay could print something else (an argument changed in place later) gets no
+patch, only the text fix: a patch that cannot keep the program's output is never offered."""
 
 from __future__ import annotations
 
 import libcst as cst
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, replace_statement
-from tdiag.analyzer.suggestions.syntax import dotted, is_expression_statement_call
+from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, torch_alias, with_torch_import
+from tdiag.analyzer.suggestions.scalar_item import imports_torch
+from tdiag.analyzer.suggestions.syntax import SourceTree, dotted, is_expression_statement_call
 
 WHY = (
     "Dynamo cannot put I/O into a graph, so it ends the graph before the call, runs the call in Python and starts "
     "a new graph after it. Logging from outside the compiled function (or only every N steps) keeps one graph."
 )
+REORDER_FLAG = "_dynamo.config.reorderable_logging_functions"
+_REPLAYABLE_KEYWORDS = frozenset({"sep", "end", "flush"})
 _LOGGING_ROOTS = ("print", "logging", "logger", "log", "warnings", "LOGGER", "_logger", "_log")
 
 
@@ -31,15 +36,89 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
 
     if logger_switch.logger_method(tree, call) is not None:  # keep the call, let Dynamo skip it while tracing
         return logger_switch.suggest(finding, ctx, call)
-    if any(line.comment for line in statement.leading_lines):
-        raise NoPatch("a comment sits on the statement; move it out by hand")
-    patch = patch_for(tree, replace_statement(tree, statement, []))
+    if name != "print":
+        raise NoPatch(f"`{name}(...)` is not replayed by torch; move it out of the compiled function by hand")
+    return _replayed_print(tree, statement, call)
+
+
+def _replayed_print(tree: SourceTree, statement: cst.SimpleStatementLine, call: cst.Call) -> Suggestion:
+    """``reorderable_logging_functions.add(print)`` after the file's ``import torch``: Dynamo records the print and
+    replays it after the graph, with the values the graph computed, so the output stays the same."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value not in _REPLAYABLE_KEYWORDS:
+            raise NoPatch(f"print(..., {arg.keyword.value}=...) is not replayed as printed; move it out by hand")
+    function = tree.enclosing_function(statement)
+    if function is None:
+        raise NoPatch("the print is not inside a function")
+    mutated = _mutated_names(tree, function, statement) & _names_in(call)
+    if mutated:
+        # torch replays the print after the graph with the tensor's final value: an in-place change after the
+        # print would show in the output (checked on torch 2.13: `print(y); y.add_(1)` prints the added value)
+        raise NoPatch(f"`{', '.join(sorted(mutated))}` may change in place in the function, and a replayed print "
+                      "would show the changed value; move the print after the call, on the returned value")
+    if REORDER_FLAG in tree.text:
+        raise NoPatch("the file already registers print in reorderable_logging_functions")
+    torch = torch_alias(tree)
+    flag = cst.parse_statement(f"{torch}.{REORDER_FLAG}.add(print)\n")
+    module = with_torch_import(tree, tree.module)
+    body = list(module.body)
+    at = next((i + 1 for i, stmt in enumerate(body) if imports_torch(stmt)), None)
+    if at is None:
+        raise NoPatch("no top-level `import torch` line to put the setting after")
     return Suggestion(
-        title=f"Move `{name}(...)` out of the compiled function",
-        why=WHY + " The patch deletes the call; log the value from the caller if you still need it.",
-        patch=patch,
-        alternatives=_alternatives(name),
+        title="Let Dynamo replay `print(...)` after the graph (reorderable_logging_functions)",
+        why=WHY + " With print in torch._dynamo.config.reorderable_logging_functions, Dynamo keeps one graph and "
+        "prints the same text after it runs.",
+        patch=patch_for(tree, module.with_changes(body=[*body[:at], flag, *body[at:]])),
+        alternatives=_alternatives("print"),
     )
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.add(n.value)
+
+    node.visit(Names())
+    return found
+
+
+def _mutated_names(tree: SourceTree, function: cst.FunctionDef, skip: cst.CSTNode) -> set[str]:
+    """Names the function may change in place anywhere but in ``skip``: ``x.op_()``, ``x += ...``, ``x[i] = ...``,
+    ``x.a = ...``, or ``x`` passed to a call that is not a plain torch function (which might mutate it)."""
+    mutated: set[str] = set()
+
+    def root(expr: cst.BaseExpression) -> str | None:
+        while isinstance(expr, (cst.Attribute, cst.Subscript)):
+            expr = expr.value
+        return expr.value if isinstance(expr, cst.Name) else None
+
+    class Mutations(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, n: cst.SimpleStatementLine) -> bool:
+            return n is not skip
+
+        def visit_Call(self, n: cst.Call) -> None:
+            func = n.func
+            if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.endswith("__"):
+                if (r := root(func.value)) is not None:
+                    mutated.add(r)
+            qualified = tree.qualified(func) or ""
+            keywords = {a.keyword.value for a in n.args if a.keyword is not None}
+            if not qualified.startswith("torch.") or keywords & {"out", "inplace"}:
+                mutated.update(r for a in n.args if (r := root(a.value)) is not None)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            if (r := root(n.target)) is not None:
+                mutated.add(r)
+
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            if isinstance(n.target, (cst.Attribute, cst.Subscript)) and (r := root(n.target)) is not None:
+                mutated.add(r)
+
+    function.body.visit(Mutations())
+    return mutated
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:

@@ -93,7 +93,7 @@ def capture_scalar_outputs(tree: SourceTree) -> Suggestion:
     )
     module = with_torch_import(tree, tree.module)
     body = list(module.body)
-    at = next((i + 1 for i, stmt in enumerate(body) if _imports_torch(stmt)), None)
+    at = next((i + 1 for i, stmt in enumerate(body) if imports_torch(stmt)), None)
     if at is None:
         raise NoPatch("no top-level `import torch` line to put the setting after")
     new_module = module.with_changes(body=[*body[:at], flag_line, *body[at:]])
@@ -105,7 +105,7 @@ def capture_scalar_outputs(tree: SourceTree) -> Suggestion:
     )
 
 
-def _imports_torch(stmt: cst.CSTNode) -> bool:
+def imports_torch(stmt: cst.CSTNode) -> bool:
     if not isinstance(stmt, cst.SimpleStatementLine):
         return False
     return any(isinstance(s, cst.Import) and any(dotted(a.name) == "torch" for a in s.names) for s in stmt.body)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, TdiagError
+from tdiag.fixing.stdout_match import DEFAULT_TOLERANCE
 
 
 class FixCommand:
@@ -26,6 +27,16 @@ class FixCommand:
         parser.add_argument("--env", metavar="KEY=VALUE", action="append", default=[],
                             help="an environment variable for the re-run (repeatable; the record keeps none)")
         parser.add_argument("--timeout", type=float, metavar="S", help="give up on a re-run after S seconds")
+        parser.add_argument("--repeat", type=int, default=2, metavar="N",
+                            help="with --verify: run each side N times; a timing verdict needs their spread (default 2)")
+        parser.add_argument("--rounds", type=int, default=5, metavar="N",
+                            help="with --verify: at most N rounds of patch, re-run, re-analyse (default 5)")
+        parser.add_argument("--output-tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="REL",
+                            help="stdout still counts as the same where printed floats differ by one unit of their "
+                                 f"last digit and at most REL relatively (default {DEFAULT_TOLERANCE:g}; 0: exact)")
+        parser.add_argument("--eager", action="store_true",
+                            help="with --verify: also run the final program with TORCH_COMPILE_DISABLE=1 (N times) and "
+                                 "compare its measured step time with the compiled one")
         parser.add_argument("--keep-scratch", action="store_true", help="keep the scratch copies and their records")
         parser.add_argument("--undo", action="store_true", help="restore the files of the last --apply (RECORD optional)")
         parser.add_argument("-f", "--format", choices=("text", "json"), default="text")
@@ -42,6 +53,10 @@ class FixCommand:
             parser.error("the following arguments are required: record")
         if args.each and not args.verify:
             parser.error("--each measures patches: use it with --verify")
+        if args.eager and not args.verify:
+            parser.error("--eager measures the program: use it with --verify")
+        if args.repeat < 1 or args.rounds < 1 or args.output_tolerance < 0:
+            parser.error("--repeat and --rounds take a positive count, --output-tolerance a non-negative number")
         from tdiag.commands._analysis import load_analysis
         from tdiag.commands._selection import selected_codes
         from tdiag.fixing.loop import FixOptions, fix
@@ -51,7 +66,8 @@ class FixCommand:
             # every rule ignored selects nothing (an empty select would mean every rule)
             select=codes or ["<no rule>"], ignore=[], apply=args.apply, verify=args.verify,
             each=args.each, force=args.force, env=_env(args.env, parser), timeout=args.timeout,
-            keep_scratch=args.keep_scratch,
+            keep_scratch=args.keep_scratch, repeat=args.repeat, max_rounds=args.rounds,
+            output_tolerance=args.output_tolerance, eager=args.eager,
         )
         report = fix(args.record, load_analysis(args.record), options)
         from tdiag.reports.registry import ReportOptions, get_reporter, write_report

@@ -1,9 +1,14 @@
 """Before/after: the numbers of two runs of the same command, and the verdict a CI job can act on.
 
-Counts (graphs, breaks, recompiles, eager fallbacks) are exact, so any increase is "worse". Times are noisy: the
-step time is compared only when both runs carry tdiag's per-step runtime measurement over at least
-``MIN_STEPS_TO_JUDGE`` steps, and only a slowdown beyond ``SLOWER_TOLERANCE`` counts; the run's wall time is
+Counts (graphs, breaks, recompiles, eager fallbacks) are exact, so any increase is "worse". Times are noisy: each
+side may be run several times (``--repeat``), and the step time is judged only when both sides have at least
+``MIN_RUNS_TO_JUDGE`` runs that each carry tdiag's per-step measurement over at least ``MIN_STEPS_TO_JUDGE`` steps.
+A side is slower (or faster) only when its whole range of runs lies beyond the other's by more than
+``SLOWER_TOLERANCE``: one noisy window never decides. Where time cannot decide, the counts do. The run's wall time is
 shown, labelled, never judged.
+
+A comparison "pays" when something measurably got better: a count went down, a stopped program got further or ran
+to its end, or the steps got faster beyond the spread.
 
 A program that torch.compile stopped (a CRS finding) is fixed when the patched program runs to its end: the exit
 code may then change to 0 and the output may go on past where it stopped, but what it printed before must be
@@ -16,10 +21,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tdiag.analyzer.model import Analysis
+from tdiag.fixing.stdout_match import DEFAULT_TOLERANCE, match
 from tdiag.fixing.verify import RunResult
 
 SLOWER_TOLERANCE = 0.10
 MIN_STEPS_TO_JUDGE = 10  # a window of a couple of steps on a busy machine is noise, shown but not judged
+MIN_RUNS_TO_JUDGE = 2  # a timing verdict needs a spread: one run of each side is shown, never judged
 COUNTS = ("graphs", "graph_breaks", "recompiles", "eager_fallbacks")
 
 
@@ -35,6 +42,27 @@ class Metrics:
     run_time_s: float | None  # the program's wall time from the record (start to exit)
     exit_code: int | None
     findings: dict[str, int] = field(default_factory=dict)  # rule code -> occurrences
+    # seconds per step of each repeated run judged-worthy (>= MIN_STEPS_TO_JUDGE steps); [] when none
+    step_times_s: list[float] = field(default_factory=list)
+    runs: int = 1
+    crash_site: str | None = None  # "path:line" where torch.compile stopped the program, when it did
+
+    @property
+    def step_spread_s(self) -> tuple[float, float] | None:
+        return (min(self.step_times_s), max(self.step_times_s)) if self.step_times_s else None
+
+    @classmethod
+    def of_runs(cls, runs: list[tuple[Analysis, RunResult]]) -> Metrics:
+        """The first run's counts, every run's step time: counts are exact, times need the spread."""
+        metrics = cls.of(*runs[0])
+        metrics.runs = len(runs)
+        metrics.step_times_s = [
+            t for analysis, _ in runs
+            if (t := step_time(analysis)) is not None and analysis.summary.runtime.steps >= MIN_STEPS_TO_JUDGE
+        ]
+        if metrics.step_times_s:
+            metrics.step_time_s = sorted(metrics.step_times_s)[len(metrics.step_times_s) // 2]
+        return metrics
 
     @classmethod
     def of(cls, analysis: Analysis, result: RunResult) -> Metrics:
@@ -53,6 +81,7 @@ class Metrics:
             run_time_s=analysis.run.duration_s,
             exit_code=result.exit_code,
             findings=findings,
+            crash_site=_crash_site(analysis),
         )
 
 
@@ -76,46 +105,105 @@ class Comparison:
     gone: list[str]  # rule codes reported before and not after
     new: list[str]  # rule codes reported after and not before
     completed: bool = False  # torch.compile stopped the program before; the patched program ran to its end
+    round: int = 1  # which round of `tdiag fix --verify` measured it
+    improved: list[str] = field(default_factory=list)  # what measurably got better; empty: the change did not pay
+    timing: str = ""  # how the step time was judged (or why it was not)
+    output_tolerance: float = DEFAULT_TOLERANCE
+    output_within_tolerance: bool = False  # stdout differs only in numbers within the stated tolerance
+    output_number_differences: list[str] = field(default_factory=list)
+    kept: bool | None = None  # rounds: whether this change went into the final set (None: not a round's choice)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
+    @property
+    def pays(self) -> bool:
+        return self.ok and bool(self.improved)
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["ok"] = self.ok
+        data["pays"] = self.pays
         return data
 
 
-def compare(label: str, patches: list[str], before: tuple[Analysis, RunResult], after: tuple[Analysis, RunResult]) -> Comparison:
-    b, a = Metrics.of(*before), Metrics.of(*after)
-    problems = []
-    completed = _stopped(before[0]) and not _stopped(after[0]) and a.exit_code == 0
+def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResult]],
+            after: list[tuple[Analysis, RunResult]], tolerance: float = DEFAULT_TOLERANCE) -> Comparison:
+    """``before`` and ``after``: one or more runs of each side (the first decides counts and output)."""
+    b, a = Metrics.of_runs(before), Metrics.of_runs(after)
+    problems, improved = [], []
+    completed = _stopped(before[0][0]) and not _stopped(after[0][0]) and a.exit_code == 0
     for name in () if completed else COUNTS:
+        what = name.replace("_", " ")
         if getattr(a, name) > getattr(b, name):
-            problems.append(f"more {name.replace('_', ' ')}: {getattr(b, name)} -> {getattr(a, name)}")
-    judged = min(b.steps_measured, a.steps_measured) >= MIN_STEPS_TO_JUDGE
-    if judged and b.step_time_s and a.step_time_s and a.step_time_s > b.step_time_s * (1 + SLOWER_TOLERANCE):
-        problems.append(f"slower steps: {b.step_time_s * 1e3:.3f} ms -> {a.step_time_s * 1e3:.3f} ms")
+            problems.append(f"more {what}: {getattr(b, name)} -> {getattr(a, name)}")
+        elif getattr(a, name) < getattr(b, name):
+            improved.append(f"fewer {what}: {getattr(b, name)} -> {getattr(a, name)}")
+    if completed:
+        improved.append("the program runs to its end now")
+    elif b.crash_site and a.crash_site and a.crash_site != b.crash_site and a.exit_code == b.exit_code:
+        improved.append(f"torch.compile no longer stops the program at {b.crash_site} (now at {a.crash_site})")
+    timing, faster, slower = judge_steps(b, a)
+    if slower:
+        problems.append(slower)
+    if faster:
+        improved.append(faster)
     if a.exit_code != b.exit_code and not completed:
         problems.append(f"the program's exit code changed: {b.exit_code} -> {a.exit_code}")
-    identical = before[1].stdout == after[1].stdout
-    if completed and not after[1].stdout.startswith(before[1].stdout):
+    output = match(before[0][1].stdout, after[0][1].stdout, tolerance)
+    if completed and not after[0][1].stdout.startswith(before[0][1].stdout):
         problems.append("the program's output before it stopped changed")
-    elif not identical and not completed:
+    elif not output.same and not completed:
         problems.append("the program's output (stdout) changed")
     return Comparison(
         label=label,
         patches=patches,
         before=b,
         after=a,
-        stdout_identical=identical,
-        stdout_diff=[] if identical else _first_differences(before[1].stdout, after[1].stdout),
+        stdout_identical=output.identical,
+        stdout_diff=[] if output.identical else _first_differences(before[0][1].stdout, after[0][1].stdout),
         problems=problems,
         gone=sorted(set(b.findings) - set(a.findings)),
         new=sorted(set(a.findings) - set(b.findings)),
         completed=completed,
+        improved=improved,
+        timing=timing,
+        output_tolerance=tolerance,
+        output_within_tolerance=output.within_tolerance,
+        output_number_differences=output.number_differences[:12],
     )
+
+
+def judge_steps(b: Metrics, a: Metrics) -> tuple[str, str | None, str | None]:
+    """(how the step time was judged, "faster ..." or None, "slower ..." or None).
+
+    Judged only with ``MIN_RUNS_TO_JUDGE`` measured runs a side; a side is faster or slower only when the ranges of
+    the two sides do not overlap and the gap exceeds ``SLOWER_TOLERANCE`` of the slower side's best."""
+    if not (b.step_times_s and a.step_times_s):
+        return "not judged: a side has no measured window of at least %d steps" % MIN_STEPS_TO_JUDGE, None, None
+    if min(len(b.step_times_s), len(a.step_times_s)) < MIN_RUNS_TO_JUDGE:
+        return (f"not judged: {len(b.step_times_s)} and {len(a.step_times_s)} measured run(s); a verdict needs "
+                f"{MIN_RUNS_TO_JUDGE} a side (--repeat)"), None, None
+    (b_lo, b_hi), (a_lo, a_hi) = b.step_spread_s, a.step_spread_s
+    spread = f"before {_ms(b_lo)}-{_ms(b_hi)} ms over {len(b.step_times_s)} runs, after {_ms(a_lo)}-{_ms(a_hi)} ms over {len(a.step_times_s)}"
+    if a_lo > b_hi * (1 + SLOWER_TOLERANCE):
+        return f"slower beyond the spread ({spread})", None, f"slower steps: {_ms(b_hi)} ms at best -> {_ms(a_lo)} ms at best ({spread})"
+    if a_hi * (1 + SLOWER_TOLERANCE) < b_lo:
+        return f"faster beyond the spread ({spread})", f"faster steps: {_ms(b_lo)} -> {_ms(a_hi)} ms or less ({spread})", None
+    return f"within the spread: no verdict on time ({spread})", None, None
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3f}"
+
+
+def _crash_site(analysis: Analysis) -> str | None:
+    crash = analysis.summary.crash
+    if crash is None or not crash.ended_program or not crash.caused_by_torch:
+        return None
+    site = crash.site or crash.call_site
+    return f"{site.path}:{site.line}" if site is not None else crash.headline
 
 
 def _stopped(analysis: Analysis) -> bool:

@@ -10,10 +10,11 @@ from typing import Any
 
 from tdiag.analyzer.model import Analysis
 from tdiag.errors import TdiagError
-from tdiag.fixing.compare import Comparison, compare
+from tdiag.fixing.compare import Comparison
 from tdiag.fixing.plan import PlannedPatch, by_file, merged_text, plan_patches
 from tdiag.fixing.recorded import RecordedRun, recorded_run
 from tdiag.fixing.safety import Refusal, check_files
+from tdiag.fixing.stdout_match import DEFAULT_TOLERANCE
 from tdiag.fixing.undo import Applied, write_with_backup
 
 VERIFICATION_FILE = "verification.json"
@@ -30,6 +31,10 @@ class FixOptions:
     env: dict[str, str] = field(default_factory=dict)
     timeout: float | None = None
     keep_scratch: bool = False
+    repeat: int = 2  # runs of each side: a timing verdict needs their spread
+    max_rounds: int = 5
+    output_tolerance: float = DEFAULT_TOLERANCE  # relative, on printed floats differing in their last digit
+    eager: bool = False  # also run the final program with torch.compile disabled: compiled vs eager
 
 
 @dataclass
@@ -42,6 +47,11 @@ class FixReport:
     not_applied: str | None = None  # why --apply wrote nothing
     scratch: Path | None = None  # kept scratch folder (--keep-scratch)
     notes: list[str] = field(default_factory=list)  # what the user should know about how it was verified
+    kept: list[PlannedPatch] | None = None  # --verify: the patches every round kept (the set --apply writes)
+    final_texts: dict[str, str] | None = None  # --verify: each patched file's text after the kept rounds
+    rounds: int = 0
+    stopped: str = ""  # why the rounds ended
+    eager: Any = None  # --eager: rounds.EagerBaseline
 
     @property
     def chosen(self) -> list[PlannedPatch]:
@@ -66,6 +76,12 @@ class FixReport:
             },
             "not_applied": self.not_applied,
             "notes": self.notes,
+            "rounds": self.rounds,
+            "stopped": self.stopped,
+            "eager": None if self.eager is None else vars(self.eager),
+            "kept": None if self.kept is None else [
+                {"id": p.id, "path": p.path, "codes": p.codes, "title": p.title, "patch": p.patch} for p in self.kept
+            ],
             "ok": not self.worse and not self.refusals,
         }
 
@@ -75,8 +91,8 @@ def fix(record: str, analysis: Analysis, options: FixOptions) -> FixReport:
     patches = plan_patches(analysis, options.select, options.ignore)
     report = FixReport(record, patches)
     chosen = report.chosen
-    if not chosen or not (options.apply or options.verify):
-        return report
+    if not (options.apply or options.verify) or not (chosen or (options.verify and options.eager)):
+        return report  # (a program without patches is still measured against eager with --verify --eager)
     if options.apply:
         # Check the user's files first: a refusal should not wait for minutes of verification.
         report.refusals = check_files(run.root, run.sources, sorted(by_file(chosen)), options.force)
@@ -89,12 +105,22 @@ def fix(record: str, analysis: Analysis, options: FixOptions) -> FixReport:
                 f"the recorded working directory {run.cwd} is outside the project root {run.root}: the re-runs start "
                 "there (only the project is copied; files the program writes relative to it land there)"
             )
-        report.comparisons, report.scratch = _verify(run, chosen, options)
-    if options.apply:
-        if report.worse and not options.force:
-            report.not_applied = "not applied: the verification found the patched run worse (see above); --force applies anyway"
-        else:
-            report.applied = write_with_backup(run.record_dir, run.root, new_texts(run, chosen), [p.id for p in chosen])
+        _verify(run, chosen, options, report)
+    if options.apply and chosen:
+        texts, ids = new_texts(run, chosen), [p.id for p in chosen]
+        if options.verify and report.kept:
+            texts, ids = report.final_texts, [p.id for p in report.kept]
+        elif options.verify and not options.force:
+            report.not_applied = ("not applied: no patch verified and paid (see above); --force applies the first "
+                                  "round's patches anyway")
+            texts = {}
+        if texts:
+            # later rounds may patch files the first did not: every file is checked before any is written
+            report.refusals = check_files(run.root, run.sources, sorted(texts), options.force)
+            if report.refusals:
+                report.not_applied = "nothing applied: every file must be safe to edit before any is written"
+            else:
+                report.applied = write_with_backup(run.record_dir, run.root, texts, ids)
     if options.verify:
         _save_verification(run, report)
     return report
@@ -113,26 +139,17 @@ def new_texts(run: RecordedRun, patches: list[PlannedPatch]) -> dict[str, str]:
     return {path: merged_text(run.sources[path], group) for path, group in by_file(patches).items()}
 
 
-def _verify(run: RecordedRun, chosen: list[PlannedPatch], options: FixOptions) -> tuple[list[Comparison], Path | None]:
-    from tdiag.analyzer import build
+def _verify(run: RecordedRun, chosen: list[PlannedPatch], options: FixOptions, report: FixReport) -> None:
+    from tdiag.fixing.rounds import verify_rounds
     from tdiag.fixing.verify import Scratch
 
     if len(list(run.record_dir.glob("events*.jsonl"))) > 1:
         raise TdiagError("--verify re-runs single-process programs; this record has several ranks")
-    variants: list[tuple[str, list[PlannedPatch]]] = [("all patches", chosen)]
-    if options.each and len(chosen) > 1:
-        variants += [(p.id, [p]) for p in chosen]
     with Scratch(run, keep=options.keep_scratch) as scratch:
-        # The baseline runs again too, on an unpatched copy: the record has no stdout, and times are only
-        # comparable between runs on the same machine state.
-        base = scratch.rerun("before", scratch.copy("before", {}), options.env, options.timeout)
-        baseline = (build(base.record_dir), base)
-        comparisons = []
-        for label, group in variants:
-            copy = scratch.copy(label, new_texts(run, group))
-            result = scratch.rerun(label, copy, options.env, options.timeout)
-            comparisons.append(compare(label, [p.id for p in group], baseline, (build(result.record_dir), result)))
-        return comparisons, scratch.base if options.keep_scratch else None
+        result = verify_rounds(run, chosen, options, scratch)
+        report.scratch = scratch.base if options.keep_scratch else None
+    report.comparisons, report.kept, report.final_texts = result.comparisons, result.kept, result.texts
+    report.rounds, report.stopped, report.eager = result.rounds, result.stopped, result.eager
 
 
 def _save_verification(run: RecordedRun, report: FixReport) -> None:

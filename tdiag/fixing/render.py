@@ -29,6 +29,8 @@ def print_report(report: FixReport, file: TextIO, show_diffs: bool = True) -> No
     console = Console(file=file, highlight=False, soft_wrap=True)
     if not report.patches:
         console.print("tdiag fix: no finding in this record has a patch (see `tdiag lint` for the text fixes)")
+        if report.eager is not None:
+            _print_eager(console, report.eager)
         return
     for p in report.patches:
         header = Text()
@@ -43,6 +45,10 @@ def print_report(report: FixReport, file: TextIO, show_diffs: bool = True) -> No
         console.print(f"note: {note}", style="yellow")
     for c in report.comparisons:
         _print_comparison(console, c)
+    if report.kept is not None:
+        _print_rounds(console, report)
+    if report.eager is not None:
+        _print_eager(console, report.eager)
     if report.scratch is not None:
         console.print(f"scratch copies kept in {report.scratch}")
     for r in report.refusals:
@@ -50,7 +56,8 @@ def print_report(report: FixReport, file: TextIO, show_diffs: bool = True) -> No
     if report.not_applied:
         console.print(report.not_applied, style="bold red" if report.refusals or report.worse else "yellow")
     if report.applied is not None:
-        console.print(f"applied {len(report.chosen)} patch(es) to {', '.join(report.applied.files)}", style="bold green")
+        count = len(report.kept) if report.kept else len(report.chosen)
+        console.print(f"applied {count} patch(es) to {', '.join(report.applied.files)}", style="bold green")
         console.print(f"backup: {report.applied.backup}")
         console.print(f"undo:   tdiag fix {report.record} --undo")
     elif not report.comparisons and not report.refusals and report.chosen:
@@ -61,7 +68,7 @@ def print_report(report: FixReport, file: TextIO, show_diffs: bool = True) -> No
 
 
 def _print_comparison(console: Console, c: Comparison) -> None:
-    table = Table(title=f"verification: {c.label}", title_justify="left", show_edge=False)
+    table = Table(title=f"round {c.round}: {c.label}", title_justify="left", show_edge=False)
     table.add_column("")
     table.add_column("before", justify="right")
     table.add_column("after", justify="right")
@@ -72,8 +79,18 @@ def _print_comparison(console: Console, c: Comparison) -> None:
         scale = 1e3 if attr == "step_time_s" else 1
         cells = ["–" if v is None else fmt.format(v * scale) for v in (b, a)]
         table.add_row(label, cells[0], Text(cells[1], style=_style(attr, b, a)))
-    table.add_row("stdout identical", "", Text("yes" if c.stdout_identical else "NO", style="green" if c.stdout_identical else "bold red"))
+    if c.before.runs > 1 or c.after.runs > 1:
+        table.add_row("runs (measured)", *(f"{m.runs} ({len(m.step_times_s)})" for m in (c.before, c.after)))
+    if c.output_within_tolerance:
+        same = Text(f"within tolerance (rel {c.output_tolerance:g}, last digit ±1)", style="yellow")
+    else:
+        same = Text("yes" if c.stdout_identical else "NO", style="green" if c.stdout_identical else "bold red")
+    table.add_row("stdout identical", "", same)
     console.print(table)
+    if c.output_number_differences:
+        console.print("  numbers that differ: " + ", ".join(c.output_number_differences), style="yellow")
+    if c.timing:
+        console.print(f"step time: {c.timing}", style="dim")
     if c.gone:
         console.print(f"findings gone: {', '.join(c.gone)}", style="green")
     if c.new:
@@ -82,10 +99,34 @@ def _print_comparison(console: Console, c: Comparison) -> None:
         console.print(f"  {line}", style="red")
     if c.ok and c.completed:
         console.print("verdict: fixed: the program stopped before and runs to its end now", style="bold green")
+    elif c.pays:
+        console.print("verdict: better: " + "; ".join(c.improved), style="bold green")
     elif c.ok:
-        console.print("verdict: no regression", style="bold green")
+        console.print("verdict: no regression, but nothing measurably better", style="yellow")
     else:
         console.print("verdict: WORSE: " + "; ".join(c.problems), style="bold red")
+    if c.kept is not None:
+        console.print("kept" if c.kept else "dropped", style="green" if c.kept else "yellow")
+
+
+def _print_rounds(console: Console, report: FixReport) -> None:
+    kept = report.kept or []
+    console.print(f"rounds: {report.rounds}, stopped: {report.stopped}", style="bold")
+    if kept:
+        console.print(f"final set ({len(kept)} patch(es), what --apply writes): {', '.join(p.id for p in kept)}")
+    else:
+        console.print("final set: empty (no patch verified and paid)", style="yellow")
+
+
+def _print_eager(console: Console, eager) -> None:
+    def ms(times: list[float]) -> str:
+        return f"{min(times) * 1e3:.3f}-{max(times) * 1e3:.3f} ms/step over {len(times)} run(s)" if times else "not measured"
+
+    style = {"compiled slower than eager": "bold red", "compiled faster than eager": "bold green"}.get(eager.verdict, "yellow")
+    console.print(f"eager (TORCH_COMPILE_DISABLE=1): {ms(eager.step_times_s)}; compiled: {ms(eager.compiled_step_times_s)}")
+    console.print(f"{eager.verdict}: {eager.detail}", style=style)
+    if eager.cause:
+        console.print(f"cause: {eager.cause}")
 
 
 def _style(attr: str, before, after) -> str:

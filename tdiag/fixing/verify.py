@@ -60,10 +60,12 @@ class Scratch:
             (dest / path).write_text(text, encoding="utf-8", errors="surrogateescape")
         return dest
 
-    def rerun(self, label: str, copy_root: Path, env_overrides: dict[str, str], timeout: float | None) -> RunResult:
+    def rerun(self, label: str, copy_root: Path, env_overrides: dict[str, str], timeout: float | None,
+              repeat: int = 1) -> RunResult:
+        """One run of the recorded command on ``copy_root``; ``repeat`` > 1 names its record apart from the others."""
         run = self.run
         cwd, program = _mapped(run, copy_root)
-        record_dir = self.base / _safe(label) / "record"
+        record_dir = self.base / _safe(label) / ("record" if repeat == 1 else f"record-{repeat}")
         command = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(record_dir),
                    "--source-root", str(copy_root)]
         if run.kind == "module":

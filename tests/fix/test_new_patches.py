@@ -28,7 +28,7 @@ CASES = [
 @pytest.mark.parametrize("program, code, title_word, added", CASES, ids=[c[0] for c in CASES])
 def test_patch_kind_through_fix_verify(program, code, title_word, added, tmp_path, session_env):
     project = make_project(tmp_path, SUGGESTION_PROGRAMS / program, session_env)
-    rc, data = project.fix_json("--verify")
+    rc, data = project.fix_json("--verify", "--repeat", "1")
     patches = [p for p in data["patches"] if code in p["codes"]]
     assert len(patches) == 1, data["patches"]
     assert title_word in patches[0]["title"]
@@ -45,7 +45,7 @@ def test_module_integer_attribute_becomes_dynamic(tmp_path, session_env):
     """Six calls, six values of `self.calls`: five recompiles before; with the switch, automatic dynamic makes the
     attribute symbolic at its first change, so exactly one recompile is left (an expert's count, not tdiag's)."""
     project = make_project(tmp_path, SUGGESTION_PROGRAMS / "module_counter.py", session_env)
-    rc, data = project.fix_json("--verify")
+    rc, data = project.fix_json("--verify", "--repeat", "1")
     (patch,) = [p for p in data["patches"] if "RCP002" in p["codes"]]
     assert "+torch._dynamo.config.allow_unspec_int_on_nn_module = True" in patch["patch"].splitlines()
     result = data["verification"][0]
@@ -59,7 +59,7 @@ def test_optimizer_learning_rate_becomes_a_tensor(tmp_path, session_env):
     """StepLR changes lr after every step: the compiled Adam.step recompiles on it (then makes it dynamic); with a
     tensor lr the value is an input and the step compiles once. Weights printed after each step stay identical."""
     project = make_project(tmp_path, SUGGESTION_PROGRAMS / "lr_schedule.py", session_env)
-    rc, data = project.fix_json("--verify", "--select", "RCP")
+    rc, data = project.fix_json("--verify", "--select", "RCP", "--repeat", "1")
     (patch,) = data["patches"]
     assert "+opt = torch.optim.Adam(model.parameters(), lr=torch.tensor(0.01))" in patch["patch"].splitlines()
     result = data["verification"][0]

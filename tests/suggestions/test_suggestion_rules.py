@@ -139,10 +139,23 @@ def test_item_used_as_a_number_gets_capture_scalar_outputs(use):
     assert ".item()" in patched
 
 
-def test_print_removed_and_empty_block_gets_pass():
-    source = "import torch\ndef f(x):\n    if x.shape[0] > 2:\n        print('big')\n    return x\n"
+def test_print_is_replayed_after_the_graph_not_removed():
+    source = "import torch\ndef f(x):\n    if x.shape[0] > 2:\n        print('big', x.sum())\n    return x\n"
     patched = _patched("BRK004", source, line=4)
-    assert "print" not in patched and "        pass\n" in patched
+    assert patched == source.replace("import torch\n", "import torch\ntorch._dynamo.config.reorderable_logging_functions.add(print)\n")
+
+
+@pytest.mark.parametrize("later", ["y.add_(1)", "y += 1", "y[0] = 0", "helper(y)", "torch.add(y, 1, out=y)"])
+def test_no_print_patch_when_the_printed_value_may_change_in_place(later):
+    """torch replays the print after the graph with the final value (seen on torch 2.13): no patch may be offered."""
+    source = f"import torch\ndef f(x):\n    y = x * 2\n    print(y)\n    {later}\n    return y\n"
+    suggestion, _ = _suggest("BRK004", source, line=4)
+    assert suggestion.patch is None
+
+
+def test_print_to_a_file_gets_no_replay_patch():
+    suggestion, _ = _suggest("BRK004", "import sys\nimport torch\ndef f(x):\n    print(x, file=sys.stderr)\n    return x\n", line=4)
+    assert suggestion.patch is None
 
 
 def test_print_whose_value_is_used_is_not_removed():

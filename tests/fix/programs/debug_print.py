@@ -1,4 +1,4 @@
-"""A debug print inside compiled code: tdiag's patch removes it, so the program's output changes (on purpose)."""
+"""A debug print inside compiled code: the patch replays it after the graph, so the output stays the same."""
 
 import torch
 

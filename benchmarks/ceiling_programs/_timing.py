@@ -1,0 +1,40 @@
+"""Step timing shared by the ceiling programs: every version of a program measures its steady steps the same way.
+
+The program calls ``timer.add(seconds)`` after each step; at exit, when ``CEILING_TIMING_FILE`` is set, the median of
+the steps after ``warmup`` (compiles settle there) is written to that file as JSON. Nothing is printed, so the
+program's stdout is the same in every version and `tdiag fix --verify` can compare it.
+"""
+
+import atexit
+import json
+import os
+import statistics
+import time
+
+
+class StepTimer:
+    def __init__(self, warmup: int, device: str = "cpu"):
+        self.warmup, self.device, self.samples = warmup, device, []
+        self._started = None
+        atexit.register(self._write)
+
+    def start(self) -> None:
+        self._sync()
+        self._started = time.perf_counter()
+
+    def stop(self) -> None:
+        self._sync()
+        self.samples.append(time.perf_counter() - self._started)
+
+    def _sync(self) -> None:
+        if self.device.startswith("cuda"):
+            import torch
+
+            torch.cuda.synchronize()
+
+    def _write(self) -> None:
+        path = os.environ.get("CEILING_TIMING_FILE")
+        steady = self.samples[self.warmup:]
+        if path and steady:
+            with open(path, "w") as f:
+                json.dump({"step_s": statistics.median(steady), "steps": len(steady), "all_steps": len(self.samples)}, f)

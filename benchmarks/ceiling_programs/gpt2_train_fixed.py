@@ -1,0 +1,43 @@
+"""transformers GPT-2 (a tiny config, built from it: no download) trained with a growing sequence length and a
+compiled step that prints its loss; hand-fixed: the loss printed after the call from the returned value, the
+sequence length marked dynamic, transformers' loss_type set, the step compiled whole (fullgraph=True)."""
+
+import argparse
+
+import torch
+from _timing import StepTimer
+from transformers import GPT2Config, GPT2LMHeadModel
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--backend", default="aot_eager")
+    parser.add_argument("--steps", type=int, default=24)
+    args = parser.parse_args()
+
+    torch.manual_seed(0)
+    config = GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=256, n_positions=128)
+    model = GPT2LMHeadModel(config).to(args.device)
+    model.loss_type = "ForCausalLM"
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def train_step(ids):
+        return model(input_ids=ids, labels=ids).loss
+
+    step = torch.compile(train_step, backend=args.backend, fullgraph=True)
+    timer = StepTimer(warmup=8, device=args.device)
+    for i in range(args.steps):
+        ids = torch.randint(0, 256, (4, 16 + 8 * (i % 4)), device=args.device)
+        torch._dynamo.mark_dynamic(ids, 1)
+        timer.start()
+        loss = step(ids)
+        print(f"loss {loss.item():.4f}")
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        timer.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""mlp_train.py, hand-fixed: torch.where for the branch, the scale kept a tensor, the batch size marked dynamic,
+and the model compiled whole (fullgraph=True)."""
+
+import argparse
+
+import torch
+from _timing import StepTimer
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.up = nn.Linear(dim, 4 * dim)
+        self.down = nn.Linear(4 * dim, dim)
+
+    def forward(self, x):
+        h = self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
+        h = torch.where(h.abs().mean() > 1.0, h * 0.5, h * 1.0)
+        return x + h
+
+
+class Model(nn.Module):
+    def __init__(self, dim: int, depth: int):
+        super().__init__()
+        self.blocks = nn.Sequential(*[Block(dim) for _ in range(depth)])
+        self.head = nn.Linear(dim, 1)
+
+    def forward(self, x):
+        h = self.blocks(x)
+        scale = h.abs().amax()
+        return self.head(h / (scale + 1.0)).squeeze(-1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--backend", default="aot_eager")
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--dim", type=int, default=64)
+    parser.add_argument("--depth", type=int, default=2)
+    args = parser.parse_args()
+
+    torch.manual_seed(0)
+    model = Model(args.dim, args.depth).to(args.device)
+    compiled = torch.compile(model, backend=args.backend, fullgraph=True)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    timer = StepTimer(warmup=10, device=args.device)
+    sizes = (64, 64, 96, 64, 128)
+    losses = []
+    for step in range(args.steps):
+        batch = sizes[step % len(sizes)]
+        x = torch.randn(batch, args.dim, device=args.device)
+        y = torch.randn(batch, device=args.device)
+        torch._dynamo.mark_dynamic(x, 0)
+        timer.start()
+        loss = nn.functional.mse_loss(compiled(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        timer.stop()
+        losses.append(loss.detach())
+    print(f"mean loss {torch.stack(losses).mean().item():.2f}")
+
+
+if __name__ == "__main__":
+    main()
