@@ -466,6 +466,7 @@ class RunInfo:
     notes: list[str] = field(default_factory=list)  # missing hooks, reduced detail
     record_problems: list[str] = field(default_factory=list)  # truncated lines, unknown events
     capture_problems: list[CaptureProblem] = field(default_factory=list)  # non-empty: the capture was incomplete
+    torch_notice: str | None = None  # a torch outside the tested matrix: one line every output prints
     source: str = "tdiag run"  # or "tdiag import"
 
 

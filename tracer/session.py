@@ -21,6 +21,7 @@ from tdiag.tracer.sources import SourceSnapshotter, offer_event_sources
 import tdiag
 from tdiag import torch_events as te
 from tdiag.record import RecordWriter
+from tdiag.torch_releases import TESTED
 
 Listener = Callable[[progress.CompileProgress], None]
 
@@ -32,6 +33,7 @@ def header_fields(argv: list[str], root: Path, rank: int | None, extra: dict[str
     return {
         "tdiag": tdiag.__version__,
         "torch": torch.__version__,
+        "torch_tested": list(TESTED),
         "python": platform.python_version(),
         "platform": platform.platform(terse=True),
         "device": device,

@@ -12,8 +12,7 @@ not listed here. Standard library only: reading this list imports no torch.
 from __future__ import annotations
 
 from tdiag.lean_dataclass import lean_dataclass
-
-TESTED = ("2.9.1", "2.11.0", "2.13.0")  # docs/torch-versions.md; 2.11 also on CUDA (GPU machine)
+from tdiag.torch_releases import TESTED  # docs/torch-versions.md; 2.11 also on CUDA (GPU machine)
 
 
 @lean_dataclass(frozen=True)

@@ -15,4 +15,6 @@ if TYPE_CHECKING:
 
 def render(analysis: Analysis, options: LintOptions) -> str:
     lines = [diagnostic_line(f) + "\n" for f in ordered(analysis.findings)]
-    return "".join(lines) + footer(analysis.findings, options, analysis.run.capture_problems, crash_headline(analysis))
+    return "".join(lines) + footer(
+        analysis.findings, options, analysis.run.capture_problems, crash_headline(analysis), analysis.run.torch_notice
+    )

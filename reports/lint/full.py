@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 
 def render(analysis: Analysis, options: LintOptions) -> str:
     blocks = [_finding_block(analysis, f, options) for f in ordered(analysis.findings)]
-    return "".join(blocks) + footer(analysis.findings, options, analysis.run.capture_problems, crash_headline(analysis))
+    return "".join(blocks) + footer(
+        analysis.findings, options, analysis.run.capture_problems, crash_headline(analysis), analysis.run.torch_notice
+    )
 
 
 def _finding_block(analysis: Analysis, finding: Finding, options: LintOptions) -> str:

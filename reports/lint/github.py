@@ -43,4 +43,6 @@ def render(analysis: Analysis, options: LintOptions) -> str:
 
     incomplete = lines(analysis.run.capture_problems)
     notice = f"::error title={TOOL_TITLE} capture incomplete::{escape_data(chr(10).join(incomplete))}\n" if incomplete else ""
+    if analysis.run.torch_notice:
+        notice += f"::notice title={TOOL_TITLE} untested torch::{escape_data(analysis.run.torch_notice)}\n"
     return notice + "".join(annotation(analysis, f) + "\n" for f in ordered(analysis.findings))

@@ -47,15 +47,18 @@ def render(analysis: Analysis, options: LintOptions) -> str:
 
 
 def _invocations(analysis: Analysis) -> dict[str, Any]:
-    """Only for an incomplete capture (so a complete run's log is unchanged): the run did not succeed, and why."""
-    problems = analysis.run.capture_problems
-    if not problems:
+    """Only for an incomplete capture (the run did not succeed, and why) or an untested torch (a note), so a complete
+    run on a tested torch has an unchanged log."""
+    problems, torch_notice = analysis.run.capture_problems, analysis.run.torch_notice
+    if not problems and not torch_notice:
         return {}
     notes = [
         {"level": "error", "descriptor": {"id": "capture-incomplete"}, "message": {"text": text}}
         for text in capture_health.lines(problems)
     ]
-    return {"invocations": [{"executionSuccessful": False, "toolExecutionNotifications": notes}]}
+    if torch_notice:  # a torch outside the tested matrix: said, the run still succeeded
+        notes.insert(0, {"level": "note", "descriptor": {"id": "torch-untested"}, "message": {"text": torch_notice}})
+    return {"invocations": [{"executionSuccessful": not problems, "toolExecutionNotifications": notes}]}
 
 
 def _rule(code: str, findings: list[Finding]) -> dict[str, Any]:
