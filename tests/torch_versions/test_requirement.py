@@ -7,9 +7,9 @@ That pip really keeps a 2.14.1 when installing tdiag with its dependencies is ch
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
+import tomllib
 from packaging.requirements import Requirement
 from packaging.version import Version
 
