@@ -38,6 +38,7 @@ FAILURES: list[str] = []
 
 MLP = '''
 import sys, torch
+torch.manual_seed(0)  # the break's branch and so the resume graphs compiled depend on the data: same data each run
 mode = sys.argv[1] if len(sys.argv) > 1 else "default"
 DEV = "cuda"
 model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.GELU(), torch.nn.Linear(256, 64)).to(DEV)
