@@ -1,8 +1,8 @@
 """Compiler-side hooks never raise into torch; what they swallow is counted into the record instead.
 
 The session's ``failed(what, exc)`` writes a ``capture_problem`` event (see ``tdiag.tracer.problems``), so an
-incomplete capture is never read as an all-clear. A session without it (a bare writer in a test) just drops it. A private touchpoint this torch lacks goes to
-the session's ``missing(touchpoint, lost)`` the same way.
+incomplete capture is never read as an all-clear. A session without it (a bare writer in a test) just drops it.
+A private touchpoint this torch lacks goes to the session's ``missing(touchpoint, lost)`` the same way.
 """
 
 from __future__ import annotations
