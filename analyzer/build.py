@@ -156,7 +156,10 @@ class Builder:
                 info.record_problems.append("the trace ends before the process did: it was cut short")
         from tdiag.analyzer.capture_health import capture_problems
 
+        from tdiag.torch_releases import untested_notice
+
         info.capture_problems = capture_problems(self.log)
+        info.torch_notice = untested_notice(h.get("torch"), h.get("torch_tested"))
         unknown = {k.split(":", 1)[1]: v for k, v in self.log.stats.items() if k.startswith("unknown:")}
         if unknown:
             info.record_problems.append(

@@ -14,6 +14,7 @@ from typing import Any
 from tdiag.analyzer.model import AnalysisProblem, CaptureProblem
 
 NO_TRACE_EVENTS = "structured trace"
+MISSING = "missing"  # the exception of a touchpoint this torch lacks (tracer/problems.py)
 
 
 def capture_problems(log: Any) -> list[CaptureProblem]:
@@ -74,6 +75,8 @@ def describe(problem: CaptureProblem) -> str:
     """``structured-trace handler failed 3 times (TypeError: ...) [rank 1]``."""
     if problem.what == NO_TRACE_EVENTS:
         text = problem.message
+    elif problem.exception == MISSING:  # tracer/problems.py: a private touchpoint this torch lacks
+        text = f"{problem.what} is missing in torch {problem.torch_version or '(unknown)'}: {problem.message}"
     else:
         times = "once" if problem.count == 1 else f"{problem.count} times"
         cause = f"{problem.exception}: {problem.message}" if problem.message else (problem.exception or "")

@@ -213,7 +213,7 @@ _OPT_INT = (int, type(None))
 HEADER_FIELDS: dict[str, tuple[type, ...]] = {
     "rank": _OPT_INT, "argv": (list,), "root": (str,), "cwd": (str,), "tool_paths": (list,), "tdiag": (str,),
     "torch": (str,), "python": (str,), "device": (str,), "platform": (str,), "started": _NUMBER, "source": (str,),
-    "pid": (int,), "host": (str,),
+    "pid": (int,), "host": (str,), "torch_tested": (list,),
 }
 TORCH_META_FIELDS: dict[str, tuple[type, ...]] = {
     "frame_id": _OPT_INT, "frame_compile_id": _OPT_INT, "attempt": _OPT_INT, "compiled_autograd_id": _OPT_INT,

@@ -504,6 +504,7 @@ class RunInfo:
     record_problems: list[str] = field(default_factory=list)  # truncated lines, unknown events
     capture_problems: list[CaptureProblem] = field(default_factory=list)  # non-empty: the capture was incomplete
     analysis_problems: list[AnalysisProblem] = field(default_factory=list)  # non-empty: a rule or suggester failed
+    torch_notice: str | None = None  # a torch outside the tested matrix: one line every output prints
     source: str = "tdiag run"  # or "tdiag import"
 
 

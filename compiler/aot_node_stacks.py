@@ -24,6 +24,7 @@ import os
 import threading
 from typing import Any
 
+from tdiag.compiler.failures import missing, report
 from tdiag.compiler.module_stacks import module_path
 
 HANDLE_SEP = ":"
@@ -42,13 +43,14 @@ def install(session: Any):
         try:
             undo = _install_now(session)
         except Exception as exc:  # runs inside the program's import of Inductor: never fail that import
-            session.note(f"AOT node stacks unavailable: {type(exc).__name__}: {exc}")
+            report(session, "AOT node stacks hook", exc)
             return
         if undo is not None:
             undos.append(undo)
 
-    cancel = import_watch.after_import("torch._inductor.compile_fx", attach, lambda: session.note(
-        "torch._inductor.compile_fx's import could not be followed: backward kernels are not named after modules"))
+    cancel = import_watch.after_import("torch._inductor.compile_fx", attach, lambda: missing(
+        session, "torch._inductor.compile_fx (its import could not be followed)",
+        "backward kernels are not named after modules"))
 
     def undo() -> None:
         cancel()
@@ -63,7 +65,7 @@ def _install_now(session: Any):
 
     original = getattr(compile_fx, "_compile_fx_inner", None)
     if original is None:
-        session.note("this torch has no Inductor _compile_fx_inner: backward kernels are not named after modules")
+        missing(session, "torch._inductor.compile_fx._compile_fx_inner", "backward kernels are not named after modules")
         return None
     state = threading.local()  # inside _compile_fx_inner: its own event is written when it returns
     replayed: set[tuple[Any, str]] = set()
@@ -93,6 +95,9 @@ def _install_now(session: Any):
 
     compile_fx._compile_fx_inner = _compile_fx_inner
     undo_post = _replay_on_cache_load(session, state, replayed)
+    if undo_post is None:
+        missing(session, "torch._inductor.output_code.CompiledFxGraph.post_compile",
+                "kernels of AOTAutograd-cache hits are not named after modules")
 
     def undo() -> None:
         if compile_fx._compile_fx_inner is _compile_fx_inner:

@@ -24,7 +24,7 @@ import logging
 import sys
 from typing import Any
 
-from tdiag.compiler.failures import report
+from tdiag.compiler.failures import missing, report
 
 from tdiag.lazy_regex import lazy_regex
 
@@ -137,8 +137,8 @@ def _wrap_when_loaded(session: Any):
             return
         undo = _wrap_record_function(session)
         if undo is None:
-            session.note("this torch has no CUDAGraphTreeManager.record_function: CUDA graph recordings "
-                         "without input sizes")
+            missing(session, "torch._inductor.cudagraph_trees.CUDAGraphTreeManager.record_function",
+                    "CUDA graph recordings without input sizes")
         state["undo"] = undo or (lambda: None)
 
     wrap()
@@ -150,7 +150,7 @@ def _wrap_when_loaded(session: Any):
             handler.register_end_callback(wrap)
         except Exception:  # no compile callbacks: wrap what is there at the session's end is too late; say so
             handler = None
-            session.note("this torch has no torch._dynamo.callback: CUDA graph recordings without input sizes")
+            missing(session, "torch._dynamo.callback.callback_handler", "CUDA graph recordings without input sizes")
 
     def undo() -> None:
         if handler is not None:

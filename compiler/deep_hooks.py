@@ -13,6 +13,8 @@ import hashlib
 import time
 from typing import Any
 
+from tdiag.compiler.failures import missing
+
 
 def source_key(source: str) -> str:
     """Whitespace-insensitive: the wrapper re-indents the kernel source it embeds in the output code."""
@@ -24,7 +26,8 @@ def install_fusion_pass(session: Any):
     import torch._inductor.config as inductor_config
 
     if not hasattr(inductor_config, "_post_fusion_custom_pass"):
-        session.note("this torch has no _post_fusion_custom_pass: deep mode has no exact IR classes")
+        missing(session, "torch._inductor.config._post_fusion_custom_pass", "--deep records no fusion groups "
+                "(no exact IR classes)")
         return None
     previous = inductor_config._post_fusion_custom_pass
 
@@ -87,7 +90,8 @@ def install_cpp_compile_timer(session: Any):
 
     original = getattr(AsyncCompile, "cpp_pybinding", None)  # private: feature-detected, never assumed
     if not callable(original):
-        session.note("this torch has no AsyncCompile.cpp_pybinding: per-kernel C++ compile time is not recorded")
+        missing(session, "torch._inductor.async_compile.AsyncCompile.cpp_pybinding",
+                "--deep records no per-kernel C++ compile time")
         return None
     try:
         from torch._inductor.codecache import LambdaFuture

@@ -1,6 +1,7 @@
 """Switch on the Inductor detail the analysis needs, for the length of a capture session.
 
-Each hook is installed separately and guarded: a torch without one yields a note in the record, never an exception.
+Each hook is installed separately and guarded: a torch without one is a capture problem in the record (capture
+incomplete), never an exception.
 Default mode keeps the compile caches working (provenance tracking, a watcher on the output code, Triton launch
 metadata read at the end). Deep mode adds hooks that bypass the caches (exact IR classes per fused group) or that
 are private enough to keep opt-in (per-kernel C++ compile time).
@@ -27,6 +28,11 @@ def enable(session: Any, deep: bool = False, installed: Callable[[], None] | Non
     _install_each(session, _dynamo_side(), undos)
 
     def inductor_imported() -> None:
+        check = getattr(session, "report_missing", None)  # the touchpoints this torch lacks: capture problems
+        if callable(check):
+            check("inductor")
+            if deep:
+                check("deep")
         _install_each(session, _inductor_side(deep), undos)
         if installed is not None:
             installed()
@@ -55,7 +61,7 @@ def _install_each(session: Any, installers: list[Callable[[Any], Undo | None]], 
         try:
             undo = install(session)
         except Exception as exc:  # one missing private hook must not cost the others
-            session.note(f"Inductor hook {install.__module__}.{install.__name__} unavailable: {type(exc).__name__}: {exc}")
+            report(session, f"Inductor hook {install.__module__}.{install.__name__}", exc)
             continue
         if undo is not None:
             undos.append(undo)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from tdiag.compiler.failures import report
+
 HEURISTICS_MODULE = "torch._inductor.runtime.triton_heuristics"
 
 
@@ -24,7 +26,7 @@ def _record(session: Any) -> None:
     try:
         kernels = collect()
     except Exception as exc:
-        session.note(f"Triton launch metadata unavailable: {type(exc).__name__}: {exc}")
+        report(session, "Triton launch metadata", exc)
         return
     if kernels:
         session.write({"type": "triton_launch", "kernels": kernels})

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tdiag.compiler.failures import missing
+
 PROVENANCE_LEVEL = 1
 DEBUG_BACKENDS = "torch._dynamo.backends.debugging"
 
@@ -19,7 +21,8 @@ def install(session: Any):
 
     trace_config = getattr(inductor_config, "trace", None)
     if trace_config is None or not hasattr(trace_config, "provenance_tracking_level"):
-        session.note("this torch has no Inductor provenance tracking: kernels are not mapped to source lines")
+        missing(session, "torch._inductor.config.trace.provenance_tracking_level",
+                "kernels are attributed from their names only, not mapped to source lines")
         return None
     previous = trace_config.provenance_tracking_level
     if not previous:

@@ -63,6 +63,8 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
     stopped = crash_headline(analysis)
     if stopped:
         lines.append(("wrap", [(stopped, "bold red")]))
+    if analysis.run.torch_notice:
+        lines.append(("wrap", [("note: " + analysis.run.torch_notice, "yellow")]))
     for i, line in enumerate(capture_health.incomplete_lines(analysis.run)):
         lines.append(("fitted", [(("warning: " if i == 0 else "  ") + line, "bold red" if i == 0 else "red")]))
     runtime = runtime_line(s.runtime)

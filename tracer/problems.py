@@ -2,7 +2,8 @@
 
 Hooks must never raise into torch or the program, so they catch what goes wrong; they hand it here instead of
 dropping it. The first failure of each kind is written at once (a run that dies later still says so), the final
-count when the session closes. Event: ``{"type": "capture_problem", "what", "exception", "message", "count", "torch"}``.
+count when the session closes. Event: ``{"type": "capture_problem", "what", "exception", "message", "count", "torch"}``; a touchpoint this torch lacks
+is one with ``exception: "missing"`` and what was lost as its message.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 MAX_MESSAGE = 300
+MISSING = "missing"  # the exception field of a touchpoint this torch lacks (no exception was raised)
 
 
 class CaptureProblems:
@@ -34,6 +36,17 @@ class CaptureProblems:
                 self._messages[key] = str(exc)[:MAX_MESSAGE]
         if first:
             self._emit(key, 1)
+
+    def missing(self, touchpoint: str, lost: str) -> None:
+        """A private torch touchpoint this torch lacks (tracer/torch_compat.py): ``lost`` is what the record is
+        without. Once per touchpoint; never raises."""
+        key = (touchpoint, MISSING)
+        with self._lock:
+            if key in self._counts:
+                return
+            self._counts[key] = 1
+            self._messages[key] = lost[:MAX_MESSAGE]
+        self._emit(key, 1)
 
     def flush(self) -> None:
         """Write the final count of every kind that failed again since its first event."""

@@ -22,6 +22,7 @@ from tdiag.tracer.sources import SourceSnapshotter, offer_event_sources
 import tdiag
 from tdiag import torch_events as te
 from tdiag.record import RecordWriter
+from tdiag.torch_releases import TESTED
 
 Listener = Callable[[progress.CompileProgress], None]
 
@@ -33,6 +34,7 @@ def header_fields(argv: list[str], root: Path, rank: int | None, extra: dict[str
     return {
         "tdiag": tdiag.__version__,
         "torch": torch.__version__,
+        "torch_tested": list(TESTED),
         "python": platform.python_version(),
         "platform": platform.platform(terse=True),
         "host": socket.gethostname(),  # the node: ranks of a multi-node job are told apart by it
@@ -108,6 +110,7 @@ class TraceSession:
 
     # -- hooks -------------------------------------------------------------------------------------------------
     def __enter__(self) -> TraceSession:
+        self.report_missing("start")  # before the collector's getLogger creates the trace logger torch may have renamed
         self.collector.install()
         self._undo.append(self.collector.uninstall)
         self._replay_interned_filenames()
@@ -126,23 +129,36 @@ class TraceSession:
             self.failed("installing the Dynamo hooks", exc)
 
     def _unwatchable(self) -> None:
-        self.note("torch._dynamo's import could not be followed: no graph-break offsets, live progress, "
-                  "Inductor detail or runtime window in this record")
+        self.missing("torch._dynamo (its import could not be followed)", "no graph-break offsets, live progress, "
+                     "Inductor detail or runtime window in this record")
 
     def _install_each_dynamo_hook(self) -> None:
+        self.report_missing("dynamo")
         undo = break_hook.install(self._on_break, on_error=self.failed)
         if undo is None:
-            self.note("this torch has no InstructionTranslatorBase.log_graph_break: bytecode offsets are unavailable")
+            self.missing("torch._dynamo.symbolic_convert.InstructionTranslatorBase.log_graph_break",
+                         "breaks come from the trace only, without bytecode offsets")
         else:
             self._undo.append(undo)
         undo = progress.install(self._on_compile_event, on_error=self.failed)
         if undo is None:
-            self.note("this torch has no torch._dynamo.callback: no live compile progress")
+            self.missing("torch._dynamo.callback.callback_handler", "no live compile progress, no lazy-backward "
+                         "compile time")
         else:
             self._undo.append(undo)
         self._instrument_compiler()
         self._install_runtime_window()
         self._hide_from_dynamo()
+
+    def report_missing(self, stage: str) -> None:
+        """Each touchpoint of ``stage`` this torch lacks is a capture problem (tracer/torch_compat.py)."""
+        from tdiag.tracer import torch_compat
+
+        try:
+            for point in torch_compat.missing(stage):
+                self.missing(point.name, point.fallback)
+        except Exception as exc:
+            self.failed("checking torch's touchpoints", exc)
 
     def _hide_from_dynamo(self) -> None:
         from tdiag.tracer.hidden_capture import hide_capture
@@ -150,8 +166,7 @@ class TraceSession:
         try:
             hide_capture(self._hidden_modules)
         except Exception as exc:
-            self.note("tdiag's own callbacks could not be hidden from Dynamo on this torch "
-                      f"({type(exc).__name__}: {exc}): torch's frame counters include them")
+            self.failed("hiding tdiag's callbacks from Dynamo (torch's frame counters include them)", exc)
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
@@ -162,6 +177,7 @@ class TraceSession:
                 self.window.close()  # before the hooks go: a window cut short is recorded as not measured
             except Exception as exc:
                 self.failed("runtime window", exc)
+        self.report_missing("loaded")
         while self._undo:
             try:
                 self._undo.pop()()
@@ -185,8 +201,8 @@ class TraceSession:
             from tdiag.compiler.instrument import enable
 
             undo = enable(self, deep=self.deep, installed=self._hide_from_dynamo)
-        except Exception as exc:  # the compiler layer is optional detail, never a reason to fail
-            self.note(f"Inductor instrumentation unavailable: {exc}")
+        except Exception as exc:  # the compiler layer is optional detail, never a reason to fail the run
+            self.failed("Inductor instrumentation", exc)
             return
         if undo is not None:
             self._undo.append(undo)
@@ -203,7 +219,7 @@ class TraceSession:
             self.failed("runtime window", exc)
             return
         if undo is None:
-            self.note("this torch has no _TorchDynamoContext: runtime cost was not measured")
+            self.missing("torch._dynamo.eval_frame._TorchDynamoContext", "no runtime window: costs were not measured")
             return
         self.window = window
         self._undo.append(undo)
@@ -211,6 +227,10 @@ class TraceSession:
     # -- events ------------------------------------------------------------------------------------------------
     def note(self, text: str) -> None:
         self.writer.write({"type": "note", "text": text})
+
+    def missing(self, touchpoint: str, lost: str) -> None:
+        """This torch lacks ``touchpoint``: the capture is incomplete by ``lost`` (see ``problems``)."""
+        self.problems.missing(touchpoint, lost)
 
     def write(self, event: dict[str, Any]) -> None:
         self.writer.write(event)

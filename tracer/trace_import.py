@@ -28,6 +28,7 @@ from tdiag import torch_events as te
 from tdiag.errors import TdiagError
 from tdiag.lean_dataclass import lean_dataclass
 from tdiag.record import RecordWriter, record_file_name
+from tdiag.torch_releases import TESTED
 
 # Ranks of one job start together; logs further apart than this were probably not written by one job.
 SAME_JOB_START_SPREAD_S = 3600.0
@@ -107,6 +108,7 @@ def _import_one(rank: int | None, head: LogHead, run_dir: Path, source_root: Pat
     header = {
         "tdiag": tdiag.__version__,
         "torch": head.torch_version,
+        "torch_tested": list(TESTED),
         "torch_commit": head.torch_commit,
         "python": None,
         "platform": None,

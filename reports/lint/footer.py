@@ -19,15 +19,16 @@ def footer(findings: list[Finding], options: LintOptions, run: RunInfo | None = 
     """``run``: its capture or analysis problems come first (capture_health); ``stopped``: torch.compile stopped the
     program (analyzer.crash.headline). No list is an all-clear then."""
     incomplete = "".join(line + "\n" for line in (capture_health.incomplete_lines(run) if run is not None else []))
+    notice = f"note: {run.torch_notice}\n" if run is not None and run.torch_notice else ""  # an untested torch
     if stopped and not any(f.family == "CRS" for f in findings):
         incomplete += f"{stopped} (not selected: this is not an all-clear)\n"
     if not findings:
-        return incomplete or "All checks passed: no findings.\n"
+        return notice + (incomplete or "All checks passed: no findings.\n")
     by_severity = Counter(f.severity for f in findings)
     parts = ", ".join(_count(by_severity[s], s) for s in SEVERITIES if by_severity[s])
     first_code = min(f.code for f in findings)
     record = options.record or "RECORD"
-    return incomplete + (
+    return notice + incomplete + (
         f"Found {plural(len(findings), 'finding')} ({parts}).\n"
         f"Run `tdiag rule {first_code}` to see why a rule matters and how to fix it, "
         f"or `tdiag tui {record}` to explore each finding in context.\n"

@@ -44,4 +44,6 @@ def render(analysis: Analysis, options: LintOptions) -> str:
     incomplete = incomplete_lines(analysis.run)
     title = "capture incomplete" if analysis.run.capture_problems else "analysis incomplete"
     notice = f"::error title={TOOL_TITLE} {title}::{escape_data(chr(10).join(incomplete))}\n" if incomplete else ""
+    if analysis.run.torch_notice:
+        notice += f"::notice title={TOOL_TITLE} untested torch::{escape_data(analysis.run.torch_notice)}\n"
     return notice + "".join(annotation(analysis, f) + "\n" for f in ordered(analysis.findings))

@@ -47,10 +47,10 @@ def render(analysis: Analysis, options: LintOptions) -> str:
 
 
 def _invocations(analysis: Analysis) -> dict[str, Any]:
-    """Only for an incomplete capture or analysis (so a complete run's log is unchanged): the run did not succeed,
-    and why."""
+    """Only for an incomplete capture or analysis (the run did not succeed, and why) or an untested torch (a note), so
+    a complete run on a tested torch has an unchanged log."""
     run = analysis.run
-    if not capture_health.is_incomplete(run):
+    if not capture_health.is_incomplete(run) and not run.torch_notice:
         return {}
     notes = [
         {"level": "error", "descriptor": {"id": "capture-incomplete"}, "message": {"text": text}}
@@ -59,7 +59,10 @@ def _invocations(analysis: Analysis) -> dict[str, Any]:
         {"level": "error", "descriptor": {"id": "analysis-incomplete"}, "message": {"text": capture_health.analysis_line(p)}}
         for p in run.analysis_problems
     ]
-    return {"invocations": [{"executionSuccessful": False, "toolExecutionNotifications": notes}]}
+    if run.torch_notice:  # a torch outside the tested matrix: said, the run still succeeded
+        notes.insert(0, {"level": "note", "descriptor": {"id": "torch-untested"}, "message": {"text": run.torch_notice}})
+    return {"invocations": [{"executionSuccessful": not capture_health.is_incomplete(run),
+                             "toolExecutionNotifications": notes}]}
 
 
 def _rule(code: str, findings: list[Finding]) -> dict[str, Any]:

@@ -57,7 +57,7 @@ def build_view(analysis: Analysis, *, title: str = "", record: str | None = None
         runtime=runtime_line(s.runtime) or "",
         findings=[_finding(f, analysis) for f in analysis.findings],
         verdict=verdict,
-        notes=list(analysis.run.notes),
+        notes=[*([analysis.run.torch_notice] if analysis.run.torch_notice else []), *analysis.run.notes],
         record=str(record or ""),
         expanded=expanded,
     )

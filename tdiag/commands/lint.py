@@ -51,6 +51,8 @@ class LintCommand:
             selected = dataclasses.replace(selected, findings=at_library_sites(selected.findings))
         _write_report(selected, args)
         _append_step_summary(selected)
+        if analysis.run.torch_notice and args.format not in ("full", "concise"):  # those print it in their footer
+            print(f"tdiag lint: note: {analysis.run.torch_notice}", file=sys.stderr)
         from tdiag.analyzer.capture_health import incomplete_lines
 
         incomplete = incomplete_lines(analysis.run)

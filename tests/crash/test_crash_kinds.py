@@ -206,7 +206,7 @@ def test_fix_verify_runs_the_stopped_program_to_its_end(case, added, runs, sessi
     import json
 
     _, _, run_dir = runs(case)
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", str(run_dir), "--verify", "--format", "json"],
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", str(run_dir), "--verify", "--repeat", "1", "--format", "json"],
                           cwd=PROGRAMS, env=session_env, capture_output=True, text=True, timeout=600)
     data = json.loads(proc.stdout)
     (patch,) = data["patches"]
@@ -273,7 +273,7 @@ def test_fix_verify_works_around_torchs_own_bug(runs, session_env):
     report = finding.suggestion.alternatives[-1]
     assert f"torch {version('torch')}" in report and 'torch_internal_error.py:9 `print(f"rows {x.shape[0]:.1f}")`' in report
     assert "InternalTorchDynamoError: ValueError: Unknown format code 'f'" in report and "@torch.compile" in report
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", str(run_dir), "--verify", "--format", "json"],
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", str(run_dir), "--verify", "--repeat", "1", "--format", "json"],
                           cwd=PROGRAMS, env=session_env, capture_output=True, text=True, timeout=600)
     data = json.loads(proc.stdout)
     (patch,) = data["patches"]

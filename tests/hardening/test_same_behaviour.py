@@ -65,19 +65,21 @@ runpy.run_path("data_dependent_if.py", run_name="__main__")
 """
 
 
-def test_missing_torch_hooks_degrade_to_a_note(session_env, tmp_path):
+def test_missing_torch_hooks_degrade_to_a_capture_problem(session_env, tmp_path):
     expected = plain(["-c", WRAPPER, "plain"], session_env, cwd=FIXTURES)
     got = plain(["-c", WRAPPER, "tdiag", str(tmp_path / "r")], session_env, cwd=FIXTURES)
     assert got.returncode == expected.returncode == 0, got.stderr.decode()
     assert got.stdout == expected.stdout and got.stderr == expected.stderr
     a = build(tmp_path / "r")
-    notes = " ".join(a.run.notes)
-    assert "log_graph_break" in notes and "torch._dynamo.callback" in notes
+    missing = {p.what for p in a.run.capture_problems if p.exception == "missing"}  # "capture incomplete", lint exit 2
+    assert "torch._dynamo.symbolic_convert.InstructionTranslatorBase.log_graph_break" in missing
+    assert "torch._dynamo.callback.callback_handler" in missing
     assert a.summary.graph_breaks == 1  # still found, from the structured trace
     assert a.breaks[0].offset is None  # the detail only the missing hook gives
     report("behaviour-missing-hooks", "behaviour",
            "torch without InstructionTranslatorBase.log_graph_break and torch._dynamo.callback", 1,
-           "program output and exit status unchanged; two notes in the record; the break still found, without offset")
+           "program output and exit status unchanged; two missing touchpoints in the record (capture incomplete); "
+           "the break still found, without offset")
 
 
 def test_unknown_trace_events_are_kept_and_do_not_disturb(session_env, tmp_path):

@@ -3,14 +3,18 @@ writes under TORCH_TRACE, and torch._dynamo.explain for single calls)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import pytest
 from tdiag.analyzer import build
-from tdiag_testing import PROGRAMS, once_per_session, shared_dir
+from tdiag_testing import PROGRAMS, RecordedRuns, once_per_session, shared_dir
 
 # program -> the rule codes its problems must be reported under (and nothing else of the BRK/RCP families)
 EXPECTED = {
@@ -42,9 +46,76 @@ FAILS_WITHOUT_BREAK = {"generator_ctx.py": {"CMP003"}}
 @pytest.mark.parametrize("program", sorted(EXPECTED))
 def test_counts_and_sites_match_torch(program, recorded, torch_account):
     run_dir, proc = recorded(program)
+    agrees_with_torch(program, run_dir, proc, torch_account(PROGRAMS / program))
+
+
+# torch._dynamo.config.nested_graph_breaks (off by default through 2.14, headed for on: pytorch#186100) changes
+# where Dynamo resumes after a break inside a called function: the programs whose breaks are in nested frames
+NESTED_PROGRAMS = ["nested_break.py", "generator_ctx.py", "third_party_call.py", "data_dependent_if.py"]
+NESTED_SWITCH = Path(__file__).parent / "nested_graph_breaks"  # its sitecustomize sets the config
+
+
+def _nested_graph_breaks_default() -> bool | None:
+    """torch's default, read from its config file (not by importing torch into the test process: seconds per xdist
+    worker); None where this torch has no such option."""
+    spec = importlib.util.find_spec("torch")
+    config = Path(spec.origin).parent / "_dynamo" / "config.py" if spec and spec.origin else None
+    found = re.search(r"^nested_graph_breaks: bool = (True|False)", config.read_text(), re.M) if config and config.exists() else None
+    return None if found is None else found.group(1) == "True"
+
+
+NESTED_DEFAULT = _nested_graph_breaks_default()
+NESTED_OTHER = None if NESTED_DEFAULT is None else not NESTED_DEFAULT  # the setting the default tests do not run
+
+
+@pytest.fixture(scope="session")
+def nested_graph_breaks(tmp_path_factory, session_env):
+    """(recorded, torch_account) as the session's fixtures, for processes with nested_graph_breaks set to the value
+    that is not torch's default (on through 2.14)."""
+    from oracle import read_account, run_traced
+
+    path = os.pathsep.join(p for p in (str(NESTED_SWITCH), session_env.get("PYTHONPATH", "")) if p)
+    env = {**session_env, "PYTHONPATH": path, "TDIAG_TEST_NESTED_GRAPH_BREAKS": "1" if NESTED_OTHER else "0"}
+    runs = RecordedRuns(shared_dir(tmp_path_factory, "runs-nested-graph-breaks"), env)
+    traces = shared_dir(tmp_path_factory, "torch-trace-nested-graph-breaks")
+
+    def account(program: Path):
+        def make(trace_dir: Path) -> dict:
+            proc = run_traced(program, env, trace_dir)
+            return {"stdout": proc.stdout, "returncode": proc.returncode, "stderr": proc.stderr}
+
+        result = once_per_session(traces, program.stem, make)
+        assert result["returncode"] == 0, result["stderr"][-3000:]
+        return read_account(traces / program.stem, result["stdout"], result["returncode"])
+
+    return runs, account
+
+
+nested_config = pytest.mark.skipif(NESTED_DEFAULT is None, reason="this torch has no nested_graph_breaks")
+
+
+@nested_config
+@pytest.mark.parametrize("program", NESTED_PROGRAMS)
+def test_counts_and_sites_match_torch_with_the_other_nested_setting(program, nested_graph_breaks):
+    recorded, torch_account = nested_graph_breaks
+    run_dir, proc = recorded(program)
+    agrees_with_torch(program, run_dir, proc, torch_account(PROGRAMS / program))
+
+
+@nested_config
+def test_nested_graph_breaks_switch_is_in_effect(nested_graph_breaks, torch_account):
+    """torch's own account of nested_break.py changes with the switch (with it on, fewer graphs: Dynamo resumes in
+    `helper`), so the test above really compares with the other setting."""
+    _, other_account = nested_graph_breaks
+    on, off = other_account, torch_account
+    if not NESTED_OTHER:
+        on, off = off, on
+    assert on(PROGRAMS / "nested_break.py").graphs < off(PROGRAMS / "nested_break.py").graphs
+
+
+def agrees_with_torch(program: str, run_dir, proc, torch_says) -> None:
     assert proc.returncode == 0, proc.stderr
     analysis = build(run_dir)
-    torch_says = torch_account(PROGRAMS / program)
 
     # the program ran exactly as under python
     assert proc.stdout == torch_says.stdout

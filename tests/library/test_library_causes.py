@@ -144,7 +144,7 @@ def test_gpt2_patches_verified(analyses, session_env):
     root, _ = analyses["hf_gpt2_train_varlen.py"]
     for cmd in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"]):
         subprocess.run(["git", *cmd], cwd=root, check=True, capture_output=True)
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--format", "json"], cwd=root,
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--repeat", "1", "--format", "json"], cwd=root,
                           env=_env(session_env), capture_output=True, text=True, timeout=900)
     data = json.loads(proc.stdout)
     together = data["verification"][0]

@@ -135,7 +135,7 @@ def test_a_library_step_is_named_at_the_users_line_with_the_library_frame_beside
 
 
 def _verify(root: Path, env) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--format", "json"], cwd=root,
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--repeat", "1", "--format", "json"], cwd=root,
                           env=_env(env), capture_output=True, text=True, timeout=900)
     assert proc.stdout, proc.stderr[-3000:]
     return json.loads(proc.stdout)

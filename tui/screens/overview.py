@@ -100,10 +100,13 @@ def run_line(analysis: Analysis) -> Text:
 
 def record_problems(analysis: Analysis) -> Group | None:
     run = analysis.run
-    if not run.record_problems and not run.notes and not run.incomplete_ranks and not capture_health.is_incomplete(run):
+    if (not run.record_problems and not run.notes and not run.incomplete_ranks and not capture_health.is_incomplete(run)
+            and not run.torch_notice):
         return None
     capture = capture_health.incomplete_lines(run)
     lines = [Text(f"⚠ {line}", style="bold red" if i == 0 else "red") for i, line in enumerate(capture)]
+    if run.torch_notice:  # a torch outside the tested matrix: said, never refused
+        lines.insert(0, Text(f"note: {run.torch_notice}", style="yellow"))
     lines += [Text(f"⚠ {p}", style="yellow") for p in run.record_problems]
     if run.record_problems:
         lines.insert(len(capture), Text("The record is damaged; showing what could be read:", style="bold yellow"))
