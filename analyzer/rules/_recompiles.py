@@ -130,6 +130,8 @@ def recompile_check(rule, module):
 
 
 def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
+    from tdiag.analyzer.rules import claimants
+
     """One finding per user line and rule; each distinct cause (function + guard) listed with its own count."""
     a = ctx.analysis
     decisions = {(fr.rank, fr.frame_id): fr.automatic_dynamic for fr in a.frames}
@@ -137,9 +139,11 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
     for site, recompiles in ctx.recompile_causes.get(rule.code, ()):
         groups[site.key].append((site, recompiles))
     findings = []
+    # the rules run over this analysis compete, not every registered one: that would import the gated families
+    competing = claimants("recompiles", ctx.rules)
     for (path, line), causes in groups.items():
         # the user's own function first (its guard words the finding), then by count
-        causes.sort(key=lambda c: (is_library_display(c[1][0].path), classify(c[1][0]) != rule.code, -len(c[1])))
+        causes.sort(key=lambda c: (is_library_display(c[1][0].path), classify(c[1][0], competing) != rule.code, -len(c[1])))
         site, cause = causes[0]
         recompiles = [r for _, c in causes for r in c]
         first = cause[0]
