@@ -23,7 +23,7 @@ Reconciliation: compiled + guard + compile + attributed + unattributed = window,
 
 from __future__ import annotations
 
-from tdiag.analyzer.model import SEVERITY_RANK, Analysis, Cost, Finding
+from tdiag.analyzer.model import Analysis, Cost, Finding
 from tdiag.analyzer.runtime import RankWindow
 
 # What a cost model's figure does not say about the fix's saving (docs/cost-vs-saving.md measured it: a break's
@@ -119,9 +119,9 @@ def _net_of_sampled(analysis: Analysis) -> None:
                 per_call_ms=round(f.cost.per_call_ms * scale, 4) if f.cost.per_call_ms is not None else None,
                 share=round(f.cost.share * scale, 4) if f.cost.share is not None else None,
                 basis="measured",
+                note=(f"{explained / steps * 1e3:.3g} ms of it is the eagerly run functions of the {codes} findings, "
+                      "counted there") if steps else None,
             )
-            if steps:
-                f.message += f"; {explained / steps * 1e3:.3g} ms of it is the eagerly run functions of the {codes} findings, counted there"
 
 
 def _measured(pair: tuple[float, RankWindow]) -> Cost:
@@ -194,18 +194,3 @@ def _kernel_seconds(analysis: Analysis, f: Finding) -> float | None:
     text = repr(f.evidence) + f.message
     times = [k.device_s for g in analysis.graphs if g.key in keys for k in g.kernels if k.device_s and k.name in text]
     return sum(times) if times else None
-
-
-def rank_key(f: Finding) -> tuple:
-    """What stopped the program first (CRS), then measured cost (largest first), then compile seconds, then
-    findings without a cost (by severity)."""
-    cost = f.cost
-    if cost is not None and cost.basis == "measured" and cost.total_s > 0:
-        tier = 0
-    elif cost is not None and cost.basis == "compile" and cost.total_s > 0:
-        tier = 1
-    else:
-        tier = 2
-    seconds = cost.total_s if tier < 2 and cost is not None else 0.0
-    first = 0 if f.family == "CRS" else 1
-    return (first, tier, -seconds, SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)

@@ -75,6 +75,14 @@ def library_frames(finding: Finding) -> list[Frame]:
     return frames
 
 
+def cause_frame(finding: Finding) -> Frame | None:
+    """The library frame (not torch's own) the finding's cause is in, or None."""
+    frame = finding.library_frame
+    if frame is None or not is_library_path(frame.path) or frame.path.startswith("<site-packages>/torch/"):
+        return None
+    return frame
+
+
 def reason_text(finding: Finding) -> str:
     ev = finding.evidence
     parts = [finding.message]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tdiag.analyzer.cost import rank_key
 from tdiag.analyzer.model import SEVERITY_RANK, Analysis
+from tdiag.analyzer.ranking import rank_key
 from tdiag.tui.index import AnalysisIndex
 
 SORT_KEYS = ("impact", "code", "severity", "site", "occurrences", "cost")

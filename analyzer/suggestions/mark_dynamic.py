@@ -72,13 +72,14 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     new_statement = new_statement.with_changes(leading_lines=[])
     patch = patch_for(tree, with_torch_import(tree, replace_statement(tree, statement, [*lines, new_statement])))
     held = tree.module.code_for_node(tensor)
-    if finding.code == "RCP001":  # the one-line fix names the tensor the user holds, not torch's name for it
-        finding.fix = f"{torch}._dynamo.mark_dynamic({held}, {dim}) before the call, or compile with dynamic=True"
     return Suggestion(
         title=f"Mark `{held}` dim {dim} dynamic before the call",
         why=WHY,
         patch=patch,
         alternatives=_alternatives(finding),
+        # the one-line fix names the tensor the user holds, not torch's name for it
+        fix=f"{torch}._dynamo.mark_dynamic({held}, {dim}) before the call, or compile with dynamic=True"
+        if finding.code == "RCP001" else None,
     )
 
 

@@ -18,6 +18,7 @@ from tdiag.analyzer.model import (
     Kernel,
     Recompile,
 )
+from tdiag.analyzer.ranking import first_stopped
 
 from ..cost_heat import line_heat
 from ..view import FindingView as SharedFindingView
@@ -154,7 +155,7 @@ def build_page(analysis: Analysis) -> Page:
         module_rows=module_time_rows(analysis),
         line_rows=module_time_rows(analysis, by="line"),
         crash_line=crash_headline(analysis),
-        crash_anchor=next((f.anchor for f in analysis.findings if f.family == "CRS"), None),
+        crash_anchor=stopped.anchor if (stopped := first_stopped(analysis.findings)) is not None else None,
     )
 
 

@@ -17,7 +17,9 @@ GITHUB_LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 def ordered(findings: list[Finding]) -> list[Finding]:
     """What stopped the program first (CRS), then file order, as ruff prints: the analysis ranks by impact, but a
     lint log reads top to bottom."""
-    return sorted(findings, key=lambda f: (f.family != "CRS", f.path, f.line, f.column or 0, f.code, f.message))
+    from tdiag.analyzer.ranking import stopped_first
+
+    return sorted(findings, key=lambda f: (stopped_first(f), f.path, f.line, f.column or 0, f.code, f.message))
 
 
 def source_line(analysis: Analysis, finding: Finding) -> str | None:

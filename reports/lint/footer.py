@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from tdiag.analyzer import capture_health
 from tdiag.analyzer.model import SEVERITIES
+from tdiag.analyzer.ranking import first_stopped
 from tdiag.reports.lint.diagnostics import plural
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ def footer(findings: list[Finding], options: LintOptions, capture_problems: list
            stopped: str | None = None) -> str:
     """``stopped``: torch.compile stopped the program (analyzer.crash.headline); no list is an all-clear then."""
     incomplete = "".join(line + "\n" for line in capture_health.lines(capture_problems or []))
-    if stopped and not any(f.family == "CRS" for f in findings):
+    if stopped and first_stopped(findings) is None:
         incomplete += f"{stopped} (not selected: this is not an all-clear)\n"
     if not findings:
         return incomplete or "All checks passed: no findings.\n"

@@ -80,9 +80,9 @@ def test_a_plain_error_from_user_code_is_not_torchs():
 
 
 def test_crash_finding_outranks_everything():
-    """The CRS finding is first whatever the others cost (analyzer/build.py and analyzer/cost.py rank keys)."""
-    from tdiag.analyzer.build import _rank_key
+    """The CRS finding is first whatever the others cost (analyzer/ranking.py: the one rank key)."""
     from tdiag.analyzer.model import Cost
+    from tdiag.analyzer.ranking import rank_key as _rank_key
 
     crash = Finding("CRS001", "graph-break-error", "error", "", "", "a.py", 9)
     costly = Finding("BRK001", "data-dependent-branch", "error", "", "", "a.py", 1, impact=1e9,
