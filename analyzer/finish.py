@@ -14,7 +14,6 @@ lint's and a record without such findings pays nothing.
 
 from __future__ import annotations
 
-from tdiag.analyzer.library_causes import cause_frame, match
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.analyzer.ranking import rank_key
 
@@ -38,6 +37,8 @@ def finish(analysis: Analysis, patches: bool = True) -> None:
 def fix_from_suggestion(f: Finding) -> bool:
     """Whether a suggestion may word this finding's fix: a cause inside a library (its fix is applied from the
     user's line), or a rule whose suggester names what the user's code holds."""
+    from tdiag.analyzer.library_causes import cause_frame, match
+
     if match(f) is not None or (f.family == "BRK" and cause_frame(f) is not None):
         return True
     from tdiag.analyzer.rules import get_rule

@@ -12,7 +12,6 @@ import functools
 import json
 import re
 from dataclasses import field
-from importlib import resources
 
 from tdiag.analyzer.evidence import BreakEvidence, CudaGraphEvidence, RecompileEvidence
 from tdiag.analyzer.model import Finding, Frame
@@ -49,6 +48,8 @@ class LibraryCause:
 
 @functools.lru_cache(maxsize=1)
 def catalogue() -> tuple[LibraryCause, ...]:
+    from importlib import resources  # 8 ms to import: only when the catalogue is read
+
     data = json.loads(resources.files("tdiag.analyzer").joinpath("library_causes.json").read_text(encoding="utf-8"))
     known = {"id", "library", "seen_on", "codes", "frames", "reason", "cause", "fix", "alternatives", "patch"}
     return tuple(

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.analyzer.rules import get_rule
 from tdiag.reports.cost_heat import line_heat
+
+from tdiag.lean_dataclass import lean_dataclass
 
 # Gutter mark kinds, in display priority: a line that broke a graph is shown as a break even if it also feeds kernels.
 MARK_BREAK = "break"
@@ -18,7 +20,7 @@ MARK_KERNEL = "kernel"
 MARK_FINDING = "finding"
 MARK_PRIORITY = (MARK_BREAK, MARK_RECOMPILE, MARK_FINDING, MARK_KERNEL)
 
-@dataclass
+@lean_dataclass
 class LineMarks:
     kinds: set[str] = field(default_factory=set)
     findings: list[int] = field(default_factory=list)  # indexes into Analysis.findings

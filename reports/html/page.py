@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tdiag.analyzer import capture_health
@@ -20,6 +20,8 @@ from tdiag.analyzer.model import (
 )
 from tdiag.analyzer.ranking import first_stopped
 
+from tdiag.lean_dataclass import lean_dataclass
+
 from ..cost_heat import line_heat
 from ..view import FindingView as SharedFindingView
 from ..view import ModuleTimeRow, StackLine, finding_view, module_time_rows
@@ -35,7 +37,7 @@ from .strings import StringTable
 FULL_FINDINGS = 100
 
 
-@dataclass
+@lean_dataclass
 class FindingView:
     """The shared view-model of a finding (``reports.view.FindingView``, every renderer's) plus what only the page
     has: its place, anchor, source excerpt and links. Everything else is read from ``shared``."""
@@ -75,13 +77,13 @@ class FindingView:
         return " ".join(str(r) for r, n in self.f.ranks.items() if n)
 
 
-@dataclass
+@lean_dataclass
 class KernelGroup:
     graph: str  # forward, backward, inference
     kernels: list[Kernel]
 
 
-@dataclass
+@lean_dataclass
 class GraphView:
     g: CompiledGraph
     dom_id: str
@@ -89,7 +91,7 @@ class GraphView:
     code_refs: list[tuple[str, str]]  # (label, hash) of generated code present in Analysis.code
 
 
-@dataclass
+@lean_dataclass
 class Card:
     label: str
     value: str
@@ -97,7 +99,7 @@ class Card:
     link: str = ""
 
 
-@dataclass
+@lean_dataclass
 class Page:
     analysis: Analysis
     title: str

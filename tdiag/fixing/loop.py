@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +15,12 @@ from tdiag.fixing.plan import PlannedPatch, by_file, merged_text, plan_patches
 from tdiag.fixing.recorded import RecordedRun, recorded_run
 from tdiag.fixing.safety import Refusal, check_files
 from tdiag.fixing.undo import Applied, write_with_backup
+from tdiag.lean_dataclass import lean_dataclass
 
 VERIFICATION_FILE = "verification.json"
 
 
-@dataclass
+@lean_dataclass
 class FixOptions:
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
@@ -32,7 +33,7 @@ class FixOptions:
     keep_scratch: bool = False
 
 
-@dataclass
+@lean_dataclass
 class FixReport:
     record: str
     patches: list[PlannedPatch]
