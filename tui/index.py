@@ -33,7 +33,6 @@ class LineMarks:
 class AnalysisIndex:
     def __init__(self, analysis: Analysis) -> None:
         self.analysis = analysis
-        self.position = {id(f): i for i, f in enumerate(analysis.findings)}
         self.search_text = [_search_text(f) for f in analysis.findings]
         self.families = sorted({f.family for f in analysis.findings})
         self.severities = [s for s in ("error", "warning", "info") if any(f.severity == s for f in analysis.findings)]
@@ -61,9 +60,6 @@ class AnalysisIndex:
     @property
     def multi_rank(self) -> bool:
         return len(self.ranks) > 1
-
-    def finding_index(self, finding: Finding) -> int:
-        return self.position[id(finding)]
 
     def marked_paths(self) -> list[str]:
         """Every file worth showing: recorded sources first, then files only known from findings."""

@@ -70,10 +70,5 @@ def diagnostic_line(finding: Finding) -> str:
     return f"{finding.path}:{finding.line}:{display_column(finding)}: {finding.code} {finding.message}"
 
 
-def rule_url(finding: Finding) -> str | None:
-    """torch's own page for the graph-break type when there is one; tdiag's rule docs are `tdiag rule CODE`."""
-    return finding.gb_url
-
-
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
