@@ -9,8 +9,10 @@ How a finding is costed is its rule's ``cost`` model (analyzer/rules: ``Rule.cos
   happened there (a recompile storm; ``measured``), else their compile seconds over the whole run (``compile``).
 - Kernel findings cost the measured device time of the kernels they name (CUDA; ``measured``).
 - Frames that run eagerly outside any compiled frame (``samples``: a frame Dynamo skipped, one past the recompile
-  limit) cost the share of the window's stack samples in which their function was on the stepping thread's stack,
-  times the window (statistical; see docs/runtime-window.md). It lies inside "eager (other)", not in the partition.
+  limit) cost the share of the window's stack samples in which their function was on the stepping thread's stack
+  and no compiled code it entered was running, times the window (statistical; see docs/runtime-window.md): an eager
+  frame's cost is its own eager time, never the compiled graphs it calls (issue 32), and never more than the
+  window's eager share. It lies inside "eager (other)", not in the partition.
 - Anything else, and every finding of a record without a measured window, has ``basis: none`` (or ``compile``).
 
 ``Cost.caveat`` says what a figure does not include of the fix's saving, and ``Cost.lower_bound`` marks a figure the
@@ -176,7 +178,7 @@ def _sampled_seconds(f: Finding, w: RankWindow) -> float:
     Samples are keyed ``path:firstline:name``; the finding names the function and a line inside it (or its def)."""
     if not w.sample_total or not f.function or not f.path:
         return 0.0
-    best: tuple[int, int] | None = None  # (first line, samples) of the nearest def at or above the finding's line
+    best: tuple[int, int] | None = None  # (first line, own samples) of the nearest def at or above the finding's line
     for key, n in w.samples.items():
         parts = key.rsplit(":", 2)
         if len(parts) != 3 or parts[2] != f.function or not parts[1].isdigit():
@@ -185,8 +187,10 @@ def _sampled_seconds(f: Finding, w: RankWindow) -> float:
         if not (path == f.path or path.endswith("/" + f.path)) or first > f.line:
             continue
         if best is None or first > best[0]:
-            best = (first, n)
-    return best[1] / w.sample_total * w.window_s if best else 0.0
+            best = (first, n - w.compiled_inside.get(key, 0))  # its own eager samples: not the compiled code inside
+    if best is None:
+        return 0.0
+    return min(max(best[1], 0) / w.sample_total * w.window_s, w.summary.eager_s or 0.0)
 
 
 def _kernel_seconds(analysis: Analysis, f: Finding) -> float | None:

@@ -24,6 +24,8 @@ _SITE_PACKAGES = lazy_regex(r"^<(?:site-packages|dist-packages)>/")
 
 @lean_dataclass(frozen=True)
 class FramePattern:
+    """Which library frame an entry matches: a fragment of its path and of its function name."""
+
     path: str  # a fragment of the display path, e.g. "torch_geometric/utils/_scatter.py"
     function: str = ""  # a fragment of the function name ("" matches any)
 
@@ -33,6 +35,8 @@ class FramePattern:
 
 @lean_dataclass(frozen=True)
 class LibraryCause:
+    """One catalogue entry (library_causes.json): the library frame and torch's reason it matches, and the fix."""
+
     id: str
     library: str
     seen_on: str
