@@ -1,6 +1,6 @@
 """Crash kinds this CPU machine cannot raise for real (CUDA graphs, Triton): torch's own exception objects, built by
 torch's own code, through the same capture (tracer.crash.describe) and analysis as a recorded crash. The GPU case
-runs for real in benchmarks/gpu_wave3_crash.py."""
+runs for real in benchmarks/gpu_crash.py."""
 
 from __future__ import annotations
 
