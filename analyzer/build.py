@@ -8,8 +8,8 @@ from typing import Any
 from tdiag.analyzer import events as events_mod
 from tdiag.analyzer.crash import ending, op_sites, read_crashes
 from tdiag.analyzer.events import EventLog, TorchEvent
+from tdiag.analyzer.finish import finish
 from tdiag.analyzer.model import (
-    SEVERITY_RANK,
     Analysis,
     CompiledGraph,
     Frame,
@@ -31,8 +31,6 @@ from tdiag.analyzer.torch_text import (
 
 from tdiag import torch_events as te
 from tdiag.lazy_regex import lazy_regex
-
-STOPPED_FAMILY = "CRS"  # the program stopped: always the first finding
 
 
 def pick_hook(queue: list[dict[str, Any]], parsed) -> dict[str, Any] | None:
@@ -60,8 +58,9 @@ def pick_hook(queue: list[dict[str, Any]], parsed) -> dict[str, Any] | None:
 def build(record: Any, suggestions: bool = True) -> Analysis:
     """Analyse a record (run directory, event file, or an already loaded EventLog).
 
-    ``suggestions=False`` leaves ``Finding.suggestion`` empty: the console summary at the end of ``tdiag run`` shows
-    only ``Finding.fix`` and need not pay for libcst and the patches.
+    ``suggestions=False`` leaves ``Finding.suggestion`` empty except where a suggestion words the finding's fix
+    (analyzer/finish.py): the console summary at the end of ``tdiag run`` shows only ``Finding.fix``, the same fix as
+    every other output, and need not pay for libcst and the patches of the others.
     """
     log = record if isinstance(record, EventLog) else events_mod.load(record)
     return Builder(log).build(suggestions=suggestions)
@@ -89,20 +88,13 @@ class Builder:
         from tdiag.analyzer.rules import run_rules
 
         try:  # each rule's fault costs only its findings (run_rules); this is the machinery around them
-            a.findings = sorted(run_rules(a, self.log), key=_rank_key)
+            a.findings = run_rules(a, self.log)
         except Exception as exc:
             a.findings = []
             record_fault(a, "analysis", "the rules", exc)
-        if suggestions:
-            try:  # each suggester's fault costs only its patches (suggestions.dispatch); this is the machinery
-                from tdiag.analyzer.suggestions import attach_suggestions
-
-                attach_suggestions(a.findings, a)
-                a.findings.sort(key=_rank_key)  # a suggestion can find a break to be torch's own (by design: info)
-            except Exception as exc:
-                record_fault(a, "analysis", "the suggestions", exc)
         a.summary = self._summary()
         self._attach_runtime()
+        finish(a, patches=suggestions)  # the one layer that finishes each finding's text and the order
         return a
 
     def _attach_runtime(self) -> None:
@@ -115,9 +107,6 @@ class Builder:
             cost.attach(a, windows)
         except Exception as exc:  # runtime data is extra: the rest of the analysis stands without it
             a.run.notes.append(f"runtime analysis failed: {type(exc).__name__}: {exc}")
-            return
-        if windows:
-            a.findings.sort(key=_rank_key)
 
     # -- run ------------------------------------------------------------------------------------------------------
     def _run_info(self) -> RunInfo:
@@ -486,17 +475,6 @@ def _stages(m: dict[str, Any], bwd: dict[str, Any] | None) -> dict[str, float]:
         if bwd_time:
             stages["backward"] = _float(bwd_time)
     return {k: round(v, 6) for k, v in stages.items()}
-
-
-def _rank_key(f) -> tuple:
-    """What stopped the program first (CRS); then measured cost when the record has a runtime window
-    (analyzer/cost.py); else severity, then impact."""
-    first = 0 if f.family == STOPPED_FAMILY else 1
-    if f.cost is not None:
-        from tdiag.analyzer.cost import rank_key
-
-        return rank_key(f)  # CRS first there too
-    return (first, SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)
 
 
 def _int(v: Any) -> int:

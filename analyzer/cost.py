@@ -9,8 +9,10 @@ How a finding is costed is its rule's ``cost`` model (analyzer/rules: ``Rule.cos
   happened there (a recompile storm; ``measured``), else their compile seconds over the whole run (``compile``).
 - Kernel findings cost the measured device time of the kernels they name (CUDA; ``measured``).
 - Frames that run eagerly outside any compiled frame (``samples``: a frame Dynamo skipped, one past the recompile
-  limit) cost the share of the window's stack samples in which their function was on the stepping thread's stack,
-  times the window (statistical; see docs/runtime-window.md). It lies inside "eager (other)", not in the partition.
+  limit) cost the share of the window's stack samples in which their function was on the stepping thread's stack
+  and no compiled code it entered was running, times the window (statistical; see docs/runtime-window.md): an eager
+  frame's cost is its own eager time, never the compiled graphs it calls (issue 32), and never more than the
+  window's eager share. It lies inside "eager (other)", not in the partition.
 - Anything else, and every finding of a record without a measured window, has ``basis: none`` (or ``compile``).
 
 ``Cost.caveat`` says what a figure does not include of the fix's saving, and ``Cost.lower_bound`` marks a figure the
@@ -23,7 +25,7 @@ Reconciliation: compiled + guard + compile + attributed + unattributed = window,
 
 from __future__ import annotations
 
-from tdiag.analyzer.model import SEVERITY_RANK, Analysis, Cost, Finding
+from tdiag.analyzer.model import Analysis, Cost, Finding
 from tdiag.analyzer.runtime import RankWindow
 
 # What a cost model's figure does not say about the fix's saving (docs/cost-vs-saving.md measured it: a break's
@@ -119,9 +121,9 @@ def _net_of_sampled(analysis: Analysis) -> None:
                 per_call_ms=round(f.cost.per_call_ms * scale, 4) if f.cost.per_call_ms is not None else None,
                 share=round(f.cost.share * scale, 4) if f.cost.share is not None else None,
                 basis="measured",
+                note=(f"{explained / steps * 1e3:.3g} ms of it is the eagerly run functions of the {codes} findings, "
+                      "counted there") if steps else None,
             )
-            if steps:
-                f.message += f"; {explained / steps * 1e3:.3g} ms of it is the eagerly run functions of the {codes} findings, counted there"
 
 
 def _measured(pair: tuple[float, RankWindow]) -> Cost:
@@ -176,7 +178,7 @@ def _sampled_seconds(f: Finding, w: RankWindow) -> float:
     Samples are keyed ``path:firstline:name``; the finding names the function and a line inside it (or its def)."""
     if not w.sample_total or not f.function or not f.path:
         return 0.0
-    best: tuple[int, int] | None = None  # (first line, samples) of the nearest def at or above the finding's line
+    best: tuple[int, int] | None = None  # (first line, own samples) of the nearest def at or above the finding's line
     for key, n in w.samples.items():
         parts = key.rsplit(":", 2)
         if len(parts) != 3 or parts[2] != f.function or not parts[1].isdigit():
@@ -185,8 +187,10 @@ def _sampled_seconds(f: Finding, w: RankWindow) -> float:
         if not (path == f.path or path.endswith("/" + f.path)) or first > f.line:
             continue
         if best is None or first > best[0]:
-            best = (first, n)
-    return best[1] / w.sample_total * w.window_s if best else 0.0
+            best = (first, n - w.compiled_inside.get(key, 0))  # its own eager samples: not the compiled code inside
+    if best is None:
+        return 0.0
+    return min(max(best[1], 0) / w.sample_total * w.window_s, w.summary.eager_s or 0.0)
 
 
 def _kernel_seconds(analysis: Analysis, f: Finding) -> float | None:
@@ -194,18 +198,3 @@ def _kernel_seconds(analysis: Analysis, f: Finding) -> float | None:
     text = repr(f.evidence) + f.message
     times = [k.device_s for g in analysis.graphs if g.key in keys for k in g.kernels if k.device_s and k.name in text]
     return sum(times) if times else None
-
-
-def rank_key(f: Finding) -> tuple:
-    """What stopped the program first (CRS), then measured cost (largest first), then compile seconds, then
-    findings without a cost (by severity)."""
-    cost = f.cost
-    if cost is not None and cost.basis == "measured" and cost.total_s > 0:
-        tier = 0
-    elif cost is not None and cost.basis == "compile" and cost.total_s > 0:
-        tier = 1
-    else:
-        tier = 2
-    seconds = cost.total_s if tier < 2 and cost is not None else 0.0
-    first = 0 if f.family == "CRS" else 1
-    return (first, tier, -seconds, SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line, f.code)

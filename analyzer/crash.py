@@ -14,6 +14,7 @@ from typing import Any
 
 from tdiag.analyzer.model import Crash, Recompile, Site
 from tdiag.analyzer.paths import PathMapper
+from tdiag.analyzer.ranking import first_stopped
 
 from tdiag.lazy_regex import lazy_regex
 
@@ -202,6 +203,6 @@ def headline(analysis: Any) -> str | None:
     if crash is None:
         return None
     who = "program stopped" if crash.ended_program else f"thread {crash.thread!r} stopped"
-    first = next((f for f in analysis.findings if f.family == "CRS"), None)
+    first = first_stopped(analysis.findings)
     where = f" - {first.code} at {first.path}:{first.line}" if first is not None else ""
     return f"{who}: {crash.exception.rsplit('.', 1)[-1]} raised by torch.compile{where}: {_first_line(crash.headline)}"

@@ -13,17 +13,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tdiag.analyzer.model import SEVERITY_RANK, Analysis, Cost, Finding, RuntimeSummary
 from tdiag.analyzer.rules import TIMING_FAMILIES
 
+from tdiag.lean_dataclass import lean_dataclass
+
 # Counts whose growth is a regression: each one more means more graphs to launch or more compiles to pay for.
 REGRESSION_COUNTS = ("graphs", "graph_breaks", "recompiles")
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class CountDelta:
     base: float
     new: float
@@ -33,7 +35,7 @@ class CountDelta:
         return self.new - self.base
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class CostDelta:
     """One finding's cost in both runs; ``change`` only when both were measured the same way (ms/step or seconds)."""
 
@@ -69,7 +71,7 @@ RUNTIME_PARTS = (
 )
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class RuntimeDelta:
     """Time per step (ms) in each run's measured window, split like the window; None where a run was not measured."""
 
@@ -94,7 +96,7 @@ class RuntimeDelta:
         }
 
 
-@dataclass
+@lean_dataclass
 class AnalysisDiff:
     fixed: list[Finding] = field(default_factory=list)
     new: list[Finding] = field(default_factory=list)

@@ -12,7 +12,6 @@ import functools
 import json
 import re
 from dataclasses import field
-from importlib import resources
 
 from tdiag.analyzer.evidence import BreakEvidence, CudaGraphEvidence, RecompileEvidence
 from tdiag.analyzer.model import Finding, Frame
@@ -25,6 +24,8 @@ _SITE_PACKAGES = lazy_regex(r"^<(?:site-packages|dist-packages)>/")
 
 @lean_dataclass(frozen=True)
 class FramePattern:
+    """Which library frame an entry matches: a fragment of its path and of its function name."""
+
     path: str  # a fragment of the display path, e.g. "torch_geometric/utils/_scatter.py"
     function: str = ""  # a fragment of the function name ("" matches any)
 
@@ -34,6 +35,8 @@ class FramePattern:
 
 @lean_dataclass(frozen=True)
 class LibraryCause:
+    """One catalogue entry (library_causes.json): the library frame and torch's reason it matches, and the fix."""
+
     id: str
     library: str
     seen_on: str
@@ -49,6 +52,8 @@ class LibraryCause:
 
 @functools.lru_cache(maxsize=1)
 def catalogue() -> tuple[LibraryCause, ...]:
+    from importlib import resources  # 8 ms to import: only when the catalogue is read
+
     data = json.loads(resources.files("tdiag.analyzer").joinpath("library_causes.json").read_text(encoding="utf-8"))
     known = {"id", "library", "seen_on", "codes", "frames", "reason", "cause", "fix", "alternatives", "patch"}
     return tuple(
@@ -73,6 +78,14 @@ def library_frames(finding: Finding) -> list[Frame]:
     if finding.library_frame is not None:
         frames.append(finding.library_frame)
     return frames
+
+
+def cause_frame(finding: Finding) -> Frame | None:
+    """The library frame (not torch's own) the finding's cause is in, or None."""
+    frame = finding.library_frame
+    if frame is None or not is_library_path(frame.path) or frame.path.startswith("<site-packages>/torch/"):
+        return None
+    return frame
 
 
 def reason_text(finding: Finding) -> str:

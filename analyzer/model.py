@@ -300,6 +300,7 @@ class Suggestion:
     patch: str | None = None  # unified diff against the recorded source
     patch_note: str | None = None  # why no patch is offered (e.g. "source changed since the record")
     alternatives: list[str] = field(default_factory=list)
+    fix: str | None = None  # the one-line fix it words for the finding (analyzer/finish.py); None: the rule's stays
 
 
 @lean_dataclass
@@ -367,6 +368,7 @@ class Cost:
     # what the figure does not say about the fix's saving (shown with the cost); lower_bound: the saving is larger
     caveat: str | None = None
     lower_bound: bool = False
+    note: str | None = None  # what the figure leaves to other findings; joins the message (analyzer/finish.py)
 
 
 @lean_dataclass

@@ -13,21 +13,22 @@ need not load libcst).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from tdiag.analyzer.model import SourceRef
+
+from tdiag.lean_dataclass import lean_dataclass
 
 CONTAINERS = ("Sequential", "ModuleList")
 LOADERS = ("from_pretrained", "from_config", "_from_config")
 
 
-@dataclass
+@lean_dataclass
 class Resolved:
     ref: SourceRef
     how: str  # "attribute", "argument", "constructed" (the whole path resolved); "ancestor" (a library module under it)
 
 
-@dataclass
+@lean_dataclass
 class _Step:
     path: str
     node: ast.AST  # a ClassDef (inside a user class) or an expression that constructs the module

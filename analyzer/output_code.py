@@ -8,7 +8,9 @@ K:N`` (provenance level >= 1) and, for extern and fallback calls, by ``# Topolog
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from tdiag.lean_dataclass import lean_dataclass
 
 AOT_ROLE = re.compile(r"#\s*AOT ID:\s*\['[^']*?_(forward|backward|inference)'\]")
 KERNEL_DEF = re.compile(r"^([A-Za-z_]\w*) = async_compile\.(\w+)\(")
@@ -24,14 +26,14 @@ DEVICE_MARKERS = (("cuda", re.compile(r"empty_strided_cuda\(\(|get_raw_stream\(|
                   ("xpu", re.compile(r"empty_strided_xpu\(\(|device_str='xpu'")))
 
 
-@dataclass
+@lean_dataclass
 class KernelDef:
     name: str
     compiler: str  # cpp_pybinding, triton, ...
     source: str
 
 
-@dataclass
+@lean_dataclass
 class CallSite:
     name: str  # cpp_fused_sum_1, triton_poi_fused_gelu_0, extern_kernels.addmm, torch.ops.aten._cdist_forward.default
     handle: str | None = None  # "cpp_fused_sum_1:5"
@@ -40,7 +42,7 @@ class CallSite:
     out_shape: list[int] | None = None  # an extern call's ``out=`` buffer, when its sizes are static
 
 
-@dataclass
+@lean_dataclass
 class OutputCode:
     role: str | None  # forward, backward, inference (None when the header is missing)
     device: str

@@ -33,6 +33,8 @@ class RankWindow:
     samples: dict[str, int] = field(default_factory=dict)
     sample_total: int = 0
     summary: RuntimeSummary = field(default_factory=RuntimeSummary)
+    # of those, the samples in which compiled code the function entered was running (older records: none)
+    compiled_inside: dict[str, int] = field(default_factory=dict)
 
 
 def runtime_events(log: Any) -> list[dict[str, Any]]:
@@ -113,7 +115,9 @@ def _window(ev: dict[str, Any]) -> RankWindow | None:
     frames = sampled.get("frames") if isinstance(sampled.get("frames"), dict) else {}
     total = sampled.get("total") if isinstance(sampled.get("total"), int) else 0
     samples = {k: v for k, v in frames.items() if isinstance(v, int)}
-    return RankWindow(rank, summary.steps, summary.window_s, after, compiles, samples, total, summary)
+    inside = sampled.get("compiled_inside") if isinstance(sampled.get("compiled_inside"), dict) else {}
+    compiled_inside = {k: v for k, v in inside.items() if isinstance(v, int)}
+    return RankWindow(rank, summary.steps, summary.window_s, after, compiles, samples, total, summary, compiled_inside)
 
 
 EAGER_PARTS = {

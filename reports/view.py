@@ -7,7 +7,7 @@ textual or plotly here: both the TUI and the HTML import this module.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tdiag.analyzer.evidence import BreakEvidence, CrashEvidence, Evidence, RecompileEvidence
@@ -15,10 +15,12 @@ from tdiag.analyzer.model import Finding, Frame, GraphKey, Suggestion
 from tdiag.analyzer.rules import FAMILIES
 from tdiag.reports.cost_format import cost_label
 
+from tdiag.lean_dataclass import lean_dataclass
+
 SOURCE_NOT_AVAILABLE = "source not available"
 
 
-@dataclass
+@lean_dataclass
 class StackLine:
     path: str
     line: int
@@ -27,7 +29,7 @@ class StackLine:
     is_user: bool
 
 
-@dataclass
+@lean_dataclass
 class FindingView:
     finding: Finding
     family_label: str  # "BRK (graph breaks)"
@@ -128,7 +130,7 @@ def _ranks(finding: Finding) -> list[tuple[str, int]]:
 
 
 # -- where the kernel time goes, per module (issue 23) ------------------------------------------------------------
-@dataclass
+@lean_dataclass
 class ModuleTimeRow:
     """Measured kernel device time of one module (or one user line), forward and backward apart."""
 

@@ -13,7 +13,11 @@ fewer than half). ``lean_dataclass`` lets ``dataclass`` collect the fields (so `
 - ``frozen=True``: ``__setattr__``/``__delattr__`` raise ``FrozenInstanceError``, ``__hash__`` hashes the compared
   fields (``hash=`` honoured); mutable classes are unhashable, as with ``eq=True``.
 
-A class's own ``__init__``/``__eq__``/``__repr__``/``__hash__`` is kept. Not supported (refused): ``slots``, ``InitVar``
+A class's own ``__init__``/``__eq__``/``__repr__``/``__hash__`` is kept, and a subclass's own ``__init__`` stays its own
+(the shared one serves the class that has it, whichever subclass calls it). ``__dataclass_params__`` says what the
+class does (``init``, ``eq``, ``repr``, ``frozen``), so ``dataclasses`` refuses a mutable dataclass subclass of a
+frozen one as it does for its own; ``typing.dataclass_transform`` tells type checkers and IDEs the constructor's
+parameters. Not supported (refused): ``slots``, ``InitVar``
 and options that turn methods off or on (``init``, ``eq``, ``repr``, ``order``, ``unsafe_hash``). Python 3.13 batches
 the generated methods into one ``exec``, which makes this less needed there.
 """
@@ -22,7 +26,14 @@ from __future__ import annotations
 
 import dataclasses
 import reprlib
+import sys
 from typing import Any, TypeVar
+
+if sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:  # Python 3.10: type checkers read typing_extensions' name; at run time it changes nothing
+    def dataclass_transform(**_kwargs: Any):
+        return lambda decorator: decorator
 
 T = TypeVar("T", bound=type)
 
@@ -40,6 +51,7 @@ _INITS: dict[type, _InitSpec] = {}
 COMPILE_AFTER = 256
 
 
+@dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
 def lean_dataclass(cls: T | None = None, /, *, frozen: bool = False, **options: Any):
     """``@dataclass`` (``kw_only``, ``match_args``, ``frozen``) with shared methods instead of per-class code."""
     refused = [name for name in REFUSED if name in options]
@@ -48,7 +60,11 @@ def lean_dataclass(cls: T | None = None, /, *, frozen: bool = False, **options: 
 
     def wrap(klass: T) -> T:
         own = set(klass.__dict__)
-        klass = dataclasses.dataclass(klass, init=False, eq=False, repr=False, **options)
+        # dataclass checks frozen against the bases' parameters: a frozen subclass of a frozen dataclass must say so
+        # (it then writes __setattr__/__delattr__, replaced below; rare enough to pay for)
+        frozen_base = any(getattr(base.__dict__.get("__dataclass_params__"), "frozen", False) for base in klass.__mro__[1:])
+        klass = dataclasses.dataclass(klass, init=False, eq=False, repr=False, frozen=frozen and frozen_base, **options)
+        _report_parameters(klass, frozen)
         _check_parameters(klass)
         if "__init__" not in own:
             klass.__init__ = _init
@@ -64,6 +80,23 @@ def lean_dataclass(cls: T | None = None, /, *, frozen: bool = False, **options: 
         return klass
 
     return wrap if cls is None else wrap(cls)
+
+
+def _report_parameters(cls: type, frozen: bool) -> None:
+    """What the class does, as ``dataclass`` would say it: its methods are shared, not absent."""
+    params = cls.__dataclass_params__
+    params.init = params.eq = params.repr = True
+    params.frozen = frozen
+    if frozen:  # dataclass's own rule: no frozen subclass of a mutable dataclass, nor the reverse
+        for base in cls.__mro__[1:]:
+            base_params = base.__dict__.get("__dataclass_params__")
+            if base_params is not None and not base_params.frozen:
+                raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
+    else:
+        for base in cls.__mro__[1:]:
+            base_params = base.__dict__.get("__dataclass_params__")
+            if base_params is not None and base_params.frozen:
+                raise TypeError("cannot inherit non-frozen dataclass from a frozen one")
 
 
 def _check_parameters(cls: type) -> None:
@@ -84,9 +117,10 @@ def _check_parameters(cls: type) -> None:
 class _InitSpec:
     """A class's ``__init__`` parameters, worked out on its first instantiation."""
 
-    __slots__ = ("positional", "accepted", "steps", "post_init", "setter", "name", "calls")
+    __slots__ = ("owner", "positional", "accepted", "steps", "post_init", "setter", "name", "calls")
 
     def __init__(self, cls: type):
+        self.owner = cls
         fields = dataclasses.fields(cls)
         self.name = f"{cls.__qualname__}.__init__()"
         self.positional = tuple(f.name for f in fields if f.init and not f.kw_only)
@@ -104,10 +138,13 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     cls = self.__class__
     spec = _INITS.get(cls)
     if spec is None:
-        spec = _INITS[cls] = _InitSpec(cls)
+        # the class whose __init__ this is: the nearest one holding the shared function (a subclass with an __init__
+        # of its own reaches it through super().__init__, and keeps its own)
+        owner = next(k for k in cls.__mro__ if k.__dict__.get("__init__") is _init)
+        spec = _INITS[cls] = _INITS.get(owner) or _INITS.setdefault(owner, _InitSpec(owner))
     spec.calls += 1
     if spec.calls == COMPILE_AFTER:
-        cls.__init__ = _generated_init(cls)
+        spec.owner.__init__ = _generated_init(spec.owner)
     positional = spec.positional
     if len(args) > len(positional):
         raise TypeError(f"{spec.name} takes {len(positional) + 1} positional arguments but {len(args) + 1} were given")

@@ -14,11 +14,12 @@ This module is imported by every pytest run of an environment that has tdiag, so
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tdiag.lean_dataclass import lean_dataclass
 
 MARKER_HELP = (
     "tdiag(max_graph_breaks=0, max_recompiles=0, reset=True): fail the test when the code it runs makes more "
@@ -26,7 +27,7 @@ MARKER_HELP = (
 )
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class Allowance:
     max_graph_breaks: int | None = 0
     max_recompiles: int | None = 0

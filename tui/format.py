@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from rich.text import Text
-from tdiag.analyzer.model import Finding
 from tdiag.reports.site_text import shorten_site
 from tdiag.reports.view import SOURCE_NOT_AVAILABLE, family_label, site_label  # noqa: F401  (shared with the HTML)
 
@@ -12,10 +11,6 @@ SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 def severity_text(severity: str) -> Text:
     return Text.assemble((severity, SEVERITY_STYLE.get(severity, "")))  # a span, so it survives copy/truncate
-
-
-def finding_site(finding: Finding) -> str:
-    return site_label(finding.path, finding.line, finding.column)
 
 
 def site_cell(path: str, line: int | None, column: int | None, width: int) -> Text:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.analyzer.rules import get_rule
 from tdiag.reports.cost_heat import line_heat
+
+from tdiag.lean_dataclass import lean_dataclass
 
 # Gutter mark kinds, in display priority: a line that broke a graph is shown as a break even if it also feeds kernels.
 MARK_BREAK = "break"
@@ -18,7 +20,7 @@ MARK_KERNEL = "kernel"
 MARK_FINDING = "finding"
 MARK_PRIORITY = (MARK_BREAK, MARK_RECOMPILE, MARK_FINDING, MARK_KERNEL)
 
-@dataclass
+@lean_dataclass
 class LineMarks:
     kinds: set[str] = field(default_factory=set)
     findings: list[int] = field(default_factory=list)  # indexes into Analysis.findings
@@ -31,7 +33,6 @@ class LineMarks:
 class AnalysisIndex:
     def __init__(self, analysis: Analysis) -> None:
         self.analysis = analysis
-        self.position = {id(f): i for i, f in enumerate(analysis.findings)}
         self.search_text = [_search_text(f) for f in analysis.findings]
         self.families = sorted({f.family for f in analysis.findings})
         self.severities = [s for s in ("error", "warning", "info") if any(f.severity == s for f in analysis.findings)]
@@ -59,9 +60,6 @@ class AnalysisIndex:
     @property
     def multi_rank(self) -> bool:
         return len(self.ranks) > 1
-
-    def finding_index(self, finding: Finding) -> int:
-        return self.position[id(finding)]
 
     def marked_paths(self) -> list[str]:
         """Every file worth showing: recorded sources first, then files only known from findings."""

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from tdiag.analyzer.cost import rank_key
 from tdiag.analyzer.model import SEVERITY_RANK, Analysis
+from tdiag.analyzer.ranking import rank_key
 from tdiag.tui.index import AnalysisIndex
+
+from tdiag.lean_dataclass import lean_dataclass
 
 SORT_KEYS = ("impact", "code", "severity", "site", "occurrences", "cost")
 
 
-@dataclass
+@lean_dataclass
 class FindingQuery:
     text: str = ""
     family: str | None = None

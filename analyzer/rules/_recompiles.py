@@ -133,6 +133,8 @@ def recompile_check(rule, module):
 
 
 def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
+    from tdiag.analyzer.rules import claimants
+
     """One finding per user line and rule; each distinct cause (function + guard) listed with its own count."""
     a = ctx.analysis
     decisions = {(fr.rank, fr.frame_id): fr.automatic_dynamic for fr in a.frames}

@@ -10,24 +10,25 @@ call's syntax tree (libcst), so the patch names the variable the user holds, nev
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import libcst as cst
 from tdiag.analyzer.suggestions.call_sites import argument_for
 from tdiag.analyzer.suggestions.context import NoPatch
 
+from tdiag.lean_dataclass import lean_dataclass
+
 _ROOT = re.compile(r"^(?:L\['(?P<local>\w+)'\]|(?P<name>[A-Za-z_]\w*))")
 _STEP = re.compile(r"""^(?:\[(?P<q>['"])(?P<key>.*?)(?P=q)\]|\[(?P<index>-?\d+)\]|\.(?P<attr>[A-Za-z_]\w*))""")
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class Access:
     key: str | None = None
     index: int | None = None
     attr: str | None = None
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class Subject:
     """A guarded value as a root parameter name and the accesses below it."""
 

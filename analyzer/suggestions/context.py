@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import libcst as cst
-from tdiag.analyzer.model import Analysis, Finding
+from tdiag.analyzer.model import Analysis
 from tdiag.analyzer.suggestions.diff import make_patch
 from tdiag.analyzer.suggestions.syntax import SourceTree
+
+from tdiag.lean_dataclass import lean_dataclass
 
 
 class NoPatch(Exception):
     """Raised by a patch builder when the code does not allow a safe rewrite; the message becomes ``patch_note``."""
 
 
-@dataclass
+@lean_dataclass
 class SuggestionContext:
     analysis: Analysis
     _trees: dict[str, SourceTree | None] = field(default_factory=dict)
@@ -92,10 +94,6 @@ def _is_future_import(stmt: cst.CSTNode) -> bool:
         and isinstance(stmt.body[0].module, cst.Name)
         and stmt.body[0].module.value == "__future__"
     )
-
-
-def finding_tree(ctx: SuggestionContext, finding: Finding) -> SourceTree:
-    return ctx.tree(finding.path)
 
 
 def replace_nodes(module: cst.Module, replacements: dict[cst.CSTNode, cst.CSTNode]) -> cst.Module:

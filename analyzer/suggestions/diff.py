@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+
+from tdiag.lean_dataclass import lean_dataclass
 
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -25,7 +26,7 @@ def make_patch(path: str, old: str, new: str) -> str | None:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-@dataclass
+@lean_dataclass
 class Hunk:
     old_start: int  # 1-based
     old_lines: list[str]

@@ -54,13 +54,17 @@ def _rule_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion:
 
 
 def attach_suggestions(findings: list[Finding], analysis: Analysis) -> None:
+    """Each finding's suggestion, and the one-line fix it words (``Suggestion.fix``) in place of the rule's: the one
+    place a fix is rewritten (analyzer/finish.py calls it for every output alike)."""
     ctx = SuggestionContext(analysis)
     for finding in findings:
         if finding.suggestion is None:
             library = _library_suggestion(finding, ctx)
-            if library is not None:
-                finding.fix = library_fix.fix_line(finding, library)  # the rule's own line may name code the user cannot edit
+            if library is not None and library.fix is None:
+                library.fix = library_fix.fix_line(finding, library)  # the rule's own line may name code the user cannot edit
             finding.suggestion = library or _rule_suggestion(finding, ctx)
+            if finding.suggestion.fix:
+                finding.fix = finding.suggestion.fix
             # a fix names only what exists where it is written: a name the user's file lacks becomes a placeholder
             source = analysis.sources.get(finding.path)
             finding.fix = in_scope.with_placeholders(finding.fix, source)

@@ -14,7 +14,7 @@ import re
 
 import libcst as cst
 from tdiag.analyzer.evidence import BreakEvidence, RecompileEvidence, evidence_as
-from tdiag.analyzer.library_causes import LibraryCause, is_by_design, is_library_path, library_name, match
+from tdiag.analyzer.library_causes import LibraryCause, cause_frame, is_by_design, is_library_path, library_name, match
 from tdiag.analyzer.model import Finding, Frame, Suggestion
 from tdiag.analyzer.suggestions.call_arguments import user_expression
 from tdiag.analyzer.suggestions.call_sites import callee_name, compiled_call_on_line, compiled_names
@@ -33,7 +33,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     found = match(finding)
     if found is not None:
         return _from_catalogue(finding, ctx, *found)
-    frame = _cause_frame(finding)
+    frame = cause_frame(finding)
     if frame is None or not finding.code.startswith("BRK"):
         return None
     if finding.code == "BRK006" and not _LOGGER.search(evidence_as(finding.evidence, BreakEvidence).context or ""):
@@ -46,7 +46,7 @@ def fix_line(finding: Finding, suggestion: Suggestion) -> str:
     found = match(finding)
     if found is not None and is_by_design(found[0]):
         return found[0].fix
-    frame = found[1] if found else _cause_frame(finding)
+    frame = found[1] if found else cause_frame(finding)
     text = suggestion.title[:1].lower() + suggestion.title[1:]
     if frame is not None and frame.function and frame.function != "?" and f"`{frame.function}`" not in text:
         text += f" (cause: {library_name(frame.path) or 'library'} `{frame.function}`)"
@@ -295,13 +295,6 @@ def _ignore_logger(finding: Finding, ctx: SuggestionContext, place: str, logger:
 
 
 # --- where in the user's file ----------------------------------------------------------------------------------
-
-
-def _cause_frame(finding: Finding) -> Frame | None:
-    frame = _innermost(finding)
-    if frame is None or not is_library_path(frame.path) or frame.path.startswith("<site-packages>/torch/"):
-        return None
-    return frame
 
 
 def _innermost(finding: Finding) -> Frame | None:

@@ -83,16 +83,17 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     patch = patch_for(tree, with_torch_import(tree, replace_statement(tree, statement, [*lines, new_statement])))
     held = tree.module.code_for_node(tensor)
     shown = tree.module.code_for_node(value)
-    if finding.code == "RCP001":  # the one-line fix names the tensor the user holds, not torch's name for it
-        finding.fix = (f"{torch}._dynamo.mark_dynamic({held}, {dim}) before the call, or compile with dynamic=True"
-                       if is_reference(value) else  # the patch's own name for it exists only once it is applied
-                       f"{torch}._dynamo.mark_dynamic on the tensor passed as `{shown}` (dim {dim}), bound to a "
-                       "name before the call; or compile with dynamic=True")
     return Suggestion(
         title=f"Mark `{held if is_reference(value) else shown}` dim {dim} dynamic before the call",
         why=WHY,
         patch=patch,
         alternatives=[*_framework_alternatives(finding, framework), *_alternatives(finding)],
+        # the one-line fix names the tensor the user holds, not torch's name for it; a value that is no reference
+        # gets its name from the patch, which exists only once it is applied
+        fix=(f"{torch}._dynamo.mark_dynamic({held}, {dim}) before the call, or compile with dynamic=True"
+             if is_reference(value) else
+             f"{torch}._dynamo.mark_dynamic on the tensor passed as `{shown}` (dim {dim}), bound to a name before "
+             "the call; or compile with dynamic=True") if finding.code == "RCP001" else None,
     )
 
 
@@ -122,9 +123,9 @@ def _framework_suggestion(finding: Finding, framework: str) -> Suggestion:
     entry = framework_cause(finding, framework)
     if entry is None:
         raise NoPatch(f"the {framework} call on this line makes the compiled call; its tensors are not the user's")
-    finding.fix = entry.fix
     return Suggestion(
         title=entry.fix[:1].upper() + entry.fix[1:],
+        fix=entry.fix,
         why=f"The compiled call is made by the library, not by this line: {entry.cause}. "
         f"Known library cause `{entry.id}` (seen on {entry.seen_on}).",
         patch_note="no patch: the tensors are made inside the library call; the fix is its own option",

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
 
+from tdiag.lean_dataclass import lean_dataclass
 
-@dataclass
+
+@lean_dataclass
 class SourceTree:
     """One parsed file. Nodes come from ``module`` (the wrapper's copy), so ``module.deep_replace`` finds them."""
 

@@ -6,13 +6,14 @@ Each builder returns a ``Chart`` or ``None`` when the run has nothing to plot, s
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 from typing import Any
 
 import plotly.graph_objects as go
 from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey
 from tdiag.analyzer.rank_view import RankView
 from tdiag.reports.cost_format import PART_COLORS, rank_runtimes, runtime_parts
+
+from tdiag.lean_dataclass import lean_dataclass
 
 from .escape import plotly_text as esc
 
@@ -31,7 +32,7 @@ _STATUS_COLORS = {"ok": "#3b7dd8", "failed": "#c62828", "skipped": "#f9a825", "e
 TIMELINE_TRACE_LIMIT = 40
 
 
-@dataclass
+@lean_dataclass
 class Chart:
     id: str
     title: str

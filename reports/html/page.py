@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tdiag.analyzer import capture_health
@@ -19,6 +19,9 @@ from tdiag.analyzer.model import (
     Recompile,
 )
 from tdiag.analyzer.rank_view import RankView, rank_view
+from tdiag.analyzer.ranking import first_stopped
+
+from tdiag.lean_dataclass import lean_dataclass
 
 from ..cost_heat import line_heat
 from ..view import FindingView as SharedFindingView
@@ -35,7 +38,7 @@ from .strings import StringTable
 FULL_FINDINGS = 100
 
 
-@dataclass
+@lean_dataclass
 class FindingView:
     """The shared view-model of a finding (``reports.view.FindingView``, every renderer's) plus what only the page
     has: its place, anchor, source excerpt and links. Everything else is read from ``shared``."""
@@ -75,13 +78,13 @@ class FindingView:
         return " ".join(str(r) for r, n in self.f.ranks.items() if n)
 
 
-@dataclass
+@lean_dataclass
 class KernelGroup:
     graph: str  # forward, backward, inference
     kernels: list[Kernel]
 
 
-@dataclass
+@lean_dataclass
 class GraphView:
     g: CompiledGraph
     dom_id: str
@@ -89,7 +92,7 @@ class GraphView:
     code_refs: list[tuple[str, str]]  # (label, hash) of generated code present in Analysis.code
 
 
-@dataclass
+@lean_dataclass
 class Card:
     label: str
     value: str
@@ -97,7 +100,7 @@ class Card:
     link: str = ""
 
 
-@dataclass
+@lean_dataclass
 class Page:
     analysis: Analysis
     title: str
@@ -161,7 +164,7 @@ def build_page(analysis: Analysis) -> Page:
         module_rows=module_time_rows(analysis),
         line_rows=module_time_rows(analysis, by="line"),
         crash_line=crash_headline(analysis),
-        crash_anchor=next((f.anchor for f in analysis.findings if f.family == "CRS"), None),
+        crash_anchor=stopped.anchor if (stopped := first_stopped(analysis.findings)) is not None else None,
         rank_view=ranks_view,
         rank_chart=rank_chart,
     )

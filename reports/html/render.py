@@ -6,7 +6,6 @@ import base64
 import functools
 import os
 import zlib
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from tdiag.analyzer.model import Analysis
 from tdiag.reports.graph_facts import graph_facts
 
 from tdiag.gc_pause import collection_paused
+from tdiag.lean_dataclass import lean_dataclass
 
 from .page import build_page
 
@@ -58,7 +58,7 @@ BASE64 = "deflate-base64"
 _LEVEL = 6  # level 9 saves 0.2% on plotly.js for 25% more time
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class Payload:
     id: str
     type: str  # a script type the browser never runs: application/json, or text/plain for code

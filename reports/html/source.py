@@ -6,14 +6,16 @@ Every piece stays a plain string; the template escapes it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from tdiag.lean_dataclass import lean_dataclass
 
 from ..cost_heat import LineHeat, heat_label
 
 EXCERPT_CONTEXT = 1  # lines shown above and below a finding's line
 
 
-@dataclass
+@lean_dataclass
 class SourceLine:
     number: int
     before: str  # text before the highlighted expression (the whole line when nothing is highlighted)
@@ -53,7 +55,7 @@ def excerpt(
     return out
 
 
-@dataclass
+@lean_dataclass
 class SourceFile:
     path: str
     slug: str  # DOM id prefix; paths are not safe as fragment ids

@@ -17,7 +17,9 @@ GITHUB_LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 def ordered(findings: list[Finding]) -> list[Finding]:
     """What stopped the program first (CRS), then file order, as ruff prints: the analysis ranks by impact, but a
     lint log reads top to bottom."""
-    return sorted(findings, key=lambda f: (f.family != "CRS", f.path, f.line, f.column or 0, f.code, f.message))
+    from tdiag.analyzer.ranking import stopped_first
+
+    return sorted(findings, key=lambda f: (stopped_first(f), f.path, f.line, f.column or 0, f.code, f.message))
 
 
 def source_line(analysis: Analysis, finding: Finding) -> str | None:
@@ -66,11 +68,6 @@ def display_column(finding: Finding) -> int:
 def diagnostic_line(finding: Finding) -> str:
     """``path:line:col: CODE message``, the line shared by concise, full and github (ruff's convention)."""
     return f"{finding.path}:{finding.line}:{display_column(finding)}: {finding.code} {finding.message}"
-
-
-def rule_url(finding: Finding) -> str | None:
-    """torch's own page for the graph-break type when there is one; tdiag's rule docs are `tdiag rule CODE`."""
-    return finding.gb_url
 
 
 def plural(n: int, word: str) -> str:

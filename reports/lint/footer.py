@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from tdiag.analyzer import capture_health
 from tdiag.analyzer.model import SEVERITIES
+from tdiag.analyzer.ranking import first_stopped
 from tdiag.reports.lint.diagnostics import plural
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ def footer(findings: list[Finding], options: LintOptions, run: RunInfo | None = 
     program (analyzer.crash.headline). No list is an all-clear then."""
     incomplete = "".join(line + "\n" for line in (capture_health.incomplete_lines(run) if run is not None else []))
     notice = f"note: {run.torch_notice}\n" if run is not None and run.torch_notice else ""  # an untested torch
-    if stopped and not any(f.family == "CRS" for f in findings):
+    if stopped and first_stopped(findings) is None:
         incomplete += f"{stopped} (not selected: this is not an all-clear)\n"
     if not findings:
         return notice + (incomplete or "All checks passed: no findings.\n")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tdiag.lean_dataclass import lean_dataclass
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class LintOptions:
     # How the user named the record, for the footer's "tdiag tui RECORD" hint; None leaves a placeholder.
     record: str | None = None

@@ -8,7 +8,8 @@ silently turn a CI gate off.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from tdiag.lean_dataclass import lean_dataclass
 
 ALL = "ALL"
 
@@ -24,7 +25,7 @@ def parse_selectors(values: Iterable[str] | None) -> list[str]:
     return [part.strip().upper() for value in values or () for part in value.split(",") if part.strip()]
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class CodeSelection:
     select: tuple[str, ...] = (ALL,)
     ignore: tuple[str, ...] = ()

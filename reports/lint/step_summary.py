@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tdiag.analyzer.model import SEVERITY_RANK
+from tdiag.analyzer.ranking import rank_key
 
 if TYPE_CHECKING:
     from tdiag.analyzer.model import Analysis
@@ -20,7 +20,7 @@ TRUNCATION_NOTE = "\n_(tdiag: summary cut to fit GitHub's 1 MiB step-summary lim
 
 def markdown_summary(analysis: Analysis, title: str = "tdiag lint", top: int = TOP_FINDINGS) -> str:
     s = analysis.summary
-    findings = sorted(analysis.findings, key=lambda f: (f.family != "CRS", SEVERITY_RANK.get(f.severity, 9), -f.impact, f.path, f.line))
+    findings = sorted(analysis.findings, key=rank_key)  # the order of every output
     out = [
         f"### {title}",
         "",

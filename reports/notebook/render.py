@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from importlib import resources
 
 import jinja2
@@ -14,13 +13,15 @@ from tdiag.reports.cost_format import runtime_line
 from tdiag.reports.html.source import SourceLine, excerpt
 from tdiag.reports.view import FindingView, finding_view
 
+from tdiag.lean_dataclass import lean_dataclass
+
 _PACKAGE = "tdiag.reports.notebook"
 # Shown open at first; the rest are one line each until expanded (a cell's output stays short).
 OPEN_FINDINGS = 0
 SEVERITY_COLOR = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0"}
 
 
-@dataclass
+@lean_dataclass
 class NotebookFinding:
     view: FindingView
     source: list[SourceLine]  # the finding's line with one line of context, from the record's snapshot
@@ -31,7 +32,7 @@ class NotebookFinding:
         return next((line for line in self.source if line.target), None)
 
 
-@dataclass
+@lean_dataclass
 class NotebookView:
     title: str
     headline: list[tuple[str, int]]

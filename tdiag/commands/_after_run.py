@@ -27,7 +27,8 @@ def show_results(args, run_dir: Path, lead: bool) -> None:
         try:
             from tdiag.analyzer import build
 
-            analysis = build(run_dir, suggestions=bool(args.html or tui))  # the summary alone needs no patches (libcst)
+            # the summary alone needs no patches (libcst), only the fixes suggestions word (analyzer/finish.py)
+            analysis = build(run_dir, suggestions=bool(args.html or tui))
         except Exception as exc:
             print(f"tdiag: the record in {run_dir} could not be analysed: {exc}", file=sys.stderr)
             return

@@ -17,12 +17,13 @@ printed again (a prefix), and the counts are not compared (the stopped run never
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any
 
 from tdiag.analyzer.model import Analysis
 from tdiag.fixing.stdout_match import DEFAULT_TOLERANCE, match
 from tdiag.fixing.verify import RunResult
+from tdiag.lean_dataclass import lean_dataclass
 
 SLOWER_TOLERANCE = 0.10
 MIN_STEPS_TO_JUDGE = 10  # a window of a couple of steps on a busy machine is noise, shown but not judged
@@ -30,7 +31,7 @@ MIN_RUNS_TO_JUDGE = 2  # a timing verdict needs a spread: one run of each side i
 COUNTS = ("graphs", "graph_breaks", "recompiles", "eager_fallbacks")
 
 
-@dataclass
+@lean_dataclass
 class Metrics:
     graphs: int
     graph_breaks: int
@@ -93,7 +94,7 @@ def step_time(analysis: Analysis) -> float | None:
     return runtime.window_s / runtime.steps
 
 
-@dataclass
+@lean_dataclass
 class Comparison:
     label: str  # "all patches" or a patch id
     patches: list[str]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +16,12 @@ from tdiag.fixing.recorded import RecordedRun, recorded_run
 from tdiag.fixing.safety import Refusal, check_files
 from tdiag.fixing.stdout_match import DEFAULT_TOLERANCE
 from tdiag.fixing.undo import Applied, write_with_backup
+from tdiag.lean_dataclass import lean_dataclass
 
 VERIFICATION_FILE = "verification.json"
 
 
-@dataclass
+@lean_dataclass
 class FixOptions:
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
@@ -37,7 +38,7 @@ class FixOptions:
     eager: bool = False  # also run the final program with torch.compile disabled: compiled vs eager
 
 
-@dataclass
+@lean_dataclass
 class FixReport:
     record: str
     patches: list[PlannedPatch]

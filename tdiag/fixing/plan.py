@@ -9,14 +9,15 @@ place) overlap; the one of the higher-ranked finding wins and the other is repor
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tdiag.analyzer.model import Analysis, Finding
+from tdiag.lean_dataclass import lean_dataclass
 
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class Edit:
     """Replace recorded lines [start, end) (0-based) with ``new``; start == end inserts."""
 
@@ -30,7 +31,7 @@ class Edit:
         return max(self.start, other.start) < min(self.end, other.end)
 
 
-@dataclass
+@lean_dataclass
 class PlannedPatch:
     """One distinct patch, with every finding it answers."""
 

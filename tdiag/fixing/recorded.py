@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from tdiag.errors import TdiagError
+from tdiag.lean_dataclass import lean_dataclass
 from tdiag.record import find_record_files, open_record
 
 
-@dataclass
+@lean_dataclass
 class RecordedRun:
     record_dir: Path  # the run directory (fix/ results and undo manifests go here)
     root: Path  # the project root: only files under it are snapshotted, patched or copied

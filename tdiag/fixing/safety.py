@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
+from tdiag.lean_dataclass import lean_dataclass
 
-@dataclass
+
+@lean_dataclass
 class Refusal:
     path: str
     reason: str  # "outside", "missing", "stale", "dirty"

@@ -11,15 +11,15 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from tdiag.errors import TdiagError
+from tdiag.lean_dataclass import lean_dataclass
 
 MANIFEST_PREFIX = "undo-"
 
 
-@dataclass
+@lean_dataclass
 class Applied:
     manifest: Path
     backup: Path

@@ -13,18 +13,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from tdiag.errors import TdiagError
 from tdiag.fixing.recorded import RecordedRun
+from tdiag.lean_dataclass import lean_dataclass
 
 NOT_COPIED = (".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", "tdiag-runs", ".mypy_cache",
               ".pytest_cache", ".ruff_cache", ".tox", "*.egg-info")
 COPY_LIMIT_BYTES = 512 * 1024 * 1024
 
 
-@dataclass
+@lean_dataclass
 class RunResult:
     label: str  # "before", "after", or a patch id under --each
     record_dir: Path

@@ -11,12 +11,12 @@ import argparse
 import ast
 import shlex
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
+from tdiag.lean_dataclass import lean_dataclass
 from tdiag.notebook.cells import cell_label, running_cell
 
 USAGE = """%%tdiag                  capture this cell and show what torch.compile did
@@ -25,7 +25,7 @@ USAGE = """%%tdiag                  capture this cell and show what torch.compil
                          the last capture's findings in full; --html writes the single-file HTML report"""
 
 
-@dataclass
+@lean_dataclass
 class CellCapture:
     label: str
     capture: Any  # tdiag.api.Capture, done

@@ -63,3 +63,6 @@ def test_findings_match_the_expert(program, corpus_env, tmp_path):
     known = {m[0].id for f in analysis.findings if (m := match(f))}
     assert LIBRARY_CAUSES.get(program, set()) <= known, sorted(known)
     assert analysis.summary.graph_breaks == len(torch_says.breaks)
+    from outputs_agree import disagreements
+
+    assert not disagreements(tmp_path / "run")  # every output finishes each finding alike (issue 34)

@@ -1,6 +1,6 @@
 """Crash kinds this CPU machine cannot raise for real (CUDA graphs, Triton): torch's own exception objects, built by
 torch's own code, through the same capture (tracer.crash.describe) and analysis as a recorded crash. The GPU case
-runs for real in benchmarks/gpu_wave3_crash.py."""
+runs for real in benchmarks/gpu_crash.py."""
 
 from __future__ import annotations
 
@@ -80,9 +80,9 @@ def test_a_plain_error_from_user_code_is_not_torchs():
 
 
 def test_crash_finding_outranks_everything():
-    """The CRS finding is first whatever the others cost (analyzer/build.py and analyzer/cost.py rank keys)."""
-    from tdiag.analyzer.build import _rank_key
+    """The CRS finding is first whatever the others cost (analyzer/ranking.py: the one rank key)."""
     from tdiag.analyzer.model import Cost
+    from tdiag.analyzer.ranking import rank_key as _rank_key
 
     crash = Finding("CRS001", "graph-break-error", "error", "", "", "a.py", 9)
     costly = Finding("BRK001", "data-dependent-branch", "error", "", "", "a.py", 1, impact=1e9,

@@ -6,7 +6,7 @@ call, a Triton launch inside the record_function Inductor names after the kernel
 fallback whose kernel an inner op launches (``aten::linear`` -> ``aten::addmm``). This CPU-only machine has no device
 activity, so the device events are stand-ins linked the way torch's own join links them (a device event's
 ``linked_correlation_id()`` is the ``correlation_id()`` of the frontend CPU op that launched it). What this cannot
-prove on a GPU is checked by benchmarks/gpu_wave3_kernels.py.
+prove on a GPU is checked by benchmarks/gpu_kernel_attribution.py.
 """
 
 from __future__ import annotations

@@ -62,6 +62,15 @@ def analyses(tmp_path_factory, session_env):
     return {program.name: (root, build(str(root / "rec"))) for program, root in zip(programs, roots)}
 
 
+def test_every_output_shows_each_finding_alike(analyses):
+    """Issue 34: GPT-2 called as `cmodel(input_ids=ids, labels=ids)` got `mark_dynamic(input_ids, 1)` and "move it
+    out of the compiled code" in the summary, `mark_dynamic(ids, 1)` and `model.loss_type` from lint."""
+    from outputs_agree import disagreements
+
+    for name, (root, _) in analyses.items():
+        assert not disagreements(root / "rec"), name
+
+
 def test_catalogue_entries_are_complete():
     from tdiag.analyzer.library_causes import catalogue
 

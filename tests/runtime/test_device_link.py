@@ -4,7 +4,7 @@ This CPU-only machine produces no device activity, so the device events below ar
 join (torch/autograd/profiler.py, _parse_kineto_results: a device event's ``linked_correlation_id()`` is the
 ``correlation_id()`` of the frontend CPU event -- linked id 0 -- that launched it). The CPU side is a real profile.
 What this cannot prove (that Kineto links Inductor's Triton launches this way on a GPU) is checked by
-benchmarks/gpu_wave2_cost.py on an H200.
+benchmarks/gpu_cost_window.py on an H200.
 """
 
 from __future__ import annotations

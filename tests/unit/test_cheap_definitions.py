@@ -1,5 +1,6 @@
 """The two stand-ins that keep the end-of-run summary cheap to import (issue 26) behave as what they replace:
-``lean_dataclass`` as ``dataclass`` (init, equality, repr, hashability, frozen), ``lazy_regex`` as ``re.compile`` (and every
+``lean_dataclass`` as ``dataclass`` (init, equality, repr, hashability, frozen, subclasses, the parameters it reports;
+every dataclass of the package is one), ``lazy_regex`` as ``re.compile`` (and every
 pattern in the package compiles: a typo no longer fails at import, so this test is where it fails)."""
 
 from __future__ import annotations
@@ -147,6 +148,87 @@ def test_what_dataclass_refuses_or_lean_does_not_do():
             lean_dataclass(**{option: True})
     with pytest.raises(TypeError, match="InitVar"):
         lean_dataclass(type("WithInitVar", (), {"__annotations__": {"a": dataclasses.InitVar[int]}, "__doc__": "d"}))
+
+
+def test_a_subclass_keeps_its_own_init_after_the_switch():
+    """Once the shared __init__ switches to the generated one, it does so for the class that has it, never for a
+    subclass whose own __init__ reached it through super()."""
+
+    @lean_dataclass
+    class Base:
+        a: int = 0
+
+    class Own(Base):
+        def __init__(self, a: int) -> None:
+            super().__init__(a * 2)
+            self.own = True
+
+    @lean_dataclass
+    class Inherits(Base):
+        b: int = 1
+
+    for i in range(lean_dataclass_module.COMPILE_AFTER * 2):
+        made = Own(i)
+        assert (made.a, made.own) == (2 * i, True)
+        plain = Base(i)
+        assert plain.a == i and not hasattr(plain, "own")
+        child = Inherits(i, i + 1)
+        assert (child.a, child.b) == (i, i + 1)
+    assert "__init__" in Own.__dict__ and Own.__init__.__qualname__.endswith("Own.__init__")
+
+
+def test_parameters_are_reported_to_dataclasses_and_type_checkers():
+    """``__dataclass_params__`` says what the class does (frozen included), so dataclass's own rules hold: a mutable
+    dataclass cannot subclass a frozen lean one. ``dataclass_transform`` is what type checkers read."""
+
+    @lean_dataclass(frozen=True)
+    class Frozen:
+        a: int = 0
+
+    @lean_dataclass(frozen=True)
+    class FrozenChild(Frozen):
+        b: int = 1
+
+    assert Frozen.__dataclass_params__.frozen and not Lean.__dataclass_params__.frozen
+    assert Frozen.__dataclass_params__.init and Frozen.__dataclass_params__.eq and Frozen.__dataclass_params__.repr
+    assert FrozenChild.__dataclass_params__.frozen and hash(FrozenChild(1, 2)) == hash(FrozenChild(1, 2))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        FrozenChild().b = 3
+    with pytest.raises(TypeError, match="non-frozen dataclass from a frozen one"):
+        @dataclass
+        class Mutable(Frozen):
+            c: int = 2
+    with pytest.raises(TypeError, match="non-frozen dataclass from a frozen one"):
+        @lean_dataclass
+        class LeanMutable(Frozen):
+            c: int = 2
+    import sys
+
+    if sys.version_info >= (3, 11):
+        transform = lean_dataclass.__dataclass_transform__
+        assert dataclasses.field in transform["field_specifiers"]
+
+
+def test_every_dataclass_of_the_package_is_lean():
+    """One dataclass flavour (issue 34): every dataclass tdiag defines shares lean_dataclass's methods."""
+    lean_methods = {lean_dataclass_module._init, lean_dataclass_module._repr}
+    plain = []
+    for pkg in ("tdiag", "tdiag.analyzer", "tdiag.reports", "tdiag.tracer", "tdiag.compiler", "tdiag.tui"):
+        package = importlib.import_module(pkg)
+        for info in pkgutil.walk_packages(package.__path__, pkg + "."):
+            if info.name.endswith("__main__"):
+                continue
+            module = importlib.import_module(info.name)
+            for value in vars(module).values():
+                if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == info.name:
+                    own = {value.__dict__.get("__init__"), value.__dict__.get("__repr__")}
+                    if not own & lean_methods and not _lean_by_inheritance(value):
+                        plain.append(f"{info.name}.{value.__qualname__}")
+    assert not plain
+
+
+def _lean_by_inheritance(cls) -> bool:
+    return cls.__eq__ is lean_dataclass_module._eq or cls.__repr__ is lean_dataclass_module._repr
 
 
 def test_lazy_regex_compiles_on_first_use():

@@ -10,7 +10,7 @@ wrapper and makes the same calls torch 2.13 makes there, with torch's own messag
   cudagraph_trees.py logs "Recording cudagraph tree for symint key ..." at INFO), each inside a
   ``CUDAGRAPH_RECORDING`` compile bracket (``CUDAGraphTreeManager.record_function``). The input sizes tdiag reads
   from its wrapper of ``record_function`` itself need a real CUDA graph tree: tests/cudagraphs/test_runtime_decisions.py
-  and benchmarks/gpu_wave2_cudagraphs.py cover them.
+  and benchmarks/gpu_cudagraphs.py cover them.
 """
 
 import torch

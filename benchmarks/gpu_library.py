@@ -1,7 +1,7 @@
 """GPU check of library-aware fixes (issue 24), transformers models from tiny configs with random weights.
 
-    python benchmarks/gpu_wave3_library.py          # from the repository root, tdiag importable; ~2-3 minutes on an H200
-    python benchmarks/gpu_wave3_library.py --cpu    # the GPT-2 part on CPU (backend aot_eager), for a dry run
+    python benchmarks/gpu_library.py          # from the repository root, tdiag importable; ~2-3 minutes on an H200
+    python benchmarks/gpu_library.py --cpu    # the GPT-2 part on CPU (backend aot_eager), for a dry run
 
 1. GPT-2 training with a growing sequence length, called as `cmodel(input_ids=ids, labels=ids)`: `tdiag fix` offers
    `torch._dynamo.mark_dynamic(ids, 1)` (the guard is on transformers' `kwargs['input_ids']`) and sets
@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from gpu_common import FAILURES, check, no_cuda_reason  # noqa: E402  (benchmarks/ is sys.path[0])
 
 GPT2 = '''
 import torch
@@ -62,13 +64,6 @@ print(out.shape[1])
 # the catalogue's fix: no compile of model.forward by hand; generate compiles the decoding step itself
 LLAMA_FIXED = LLAMA.replace('model.forward = torch.compile(model.forward, mode="reduce-overhead")\n', "")
 
-FAILURES: list[str] = []
-
-
-def check(ok: bool, text: str) -> None:
-    print(("CHECK ok   " if ok else "CHECK FAIL ") + text)
-    if not ok:
-        FAILURES.append(text)
 
 
 def env(tmp: Path) -> dict[str, str]:
@@ -168,15 +163,9 @@ def llama() -> None:
 
 def main() -> int:
     cpu = "--cpu" in sys.argv
-    if not cpu:
-        try:
-            import torch
-        except ImportError:
-            print("SKIP: torch is not importable")
-            return 0
-        if not torch.cuda.is_available():
-            print("SKIP: CUDA is not available (run with --cpu for the GPT-2 part on CPU)")
-            return 0
+    if not cpu and (reason := no_cuda_reason("run with --cpu for the GPT-2 part on CPU")):
+        print(reason)
+        return 0
     if "--llama-only" not in sys.argv:
         gpt2("cpu" if cpu else "cuda")
     if not cpu:

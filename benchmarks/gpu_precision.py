@@ -1,6 +1,6 @@
 """GPU check for issue 12 (findings a user can trust): vendor kernels are not flagged as fallbacks.
 
-    python benchmarks/gpu_wave2_precision.py
+    python benchmarks/gpu_precision.py
 
 Runs two real third-party models under `tdiag run` with Inductor on CUDA (a transformers GPT-2 with SDPA attention
 and a timm ResNet-18, both random init, a few training steps), then reads the analysis (`tdiag report --format json`)
@@ -17,16 +17,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from gpu_common import FAILURES, check, no_cuda_reason  # noqa: E402  (benchmarks/ is sys.path[0])
+
 REPO = Path(__file__).resolve().parents[1]
 PROGRAMS = REPO / "benchmarks" / "gpu_programs"
 VENDOR_WORDS = ("attention", "convolution", "sdpa", "cudnn", "flash", "efficient")
-FAILURES: list[str] = []
-
-
-def check(ok: bool, what: str) -> None:
-    print(f"CHECK {'ok  ' if ok else 'FAIL'}  : {what}")
-    if not ok:
-        FAILURES.append(what)
 
 
 def run_one(name: str, module_needed: str) -> None:
@@ -62,13 +57,8 @@ def run_one(name: str, module_needed: str) -> None:
 
 
 def main() -> int:
-    try:
-        import torch
-    except ImportError:
-        print("torch is not installed")
-        return 0
-    if not torch.cuda.is_available():
-        print("no CUDA device: nothing to check (this script is for the lent GPU machine)")
+    if reason := no_cuda_reason("this script is for the lent GPU machine"):
+        print(reason)
         return 0
     run_one("hf_sdpa_train", "transformers")
     run_one("timm_cnn_train", "timm")

@@ -1,8 +1,8 @@
 """GPU check of kernel attribution (issue 23): transformers GPT-2 (tiny config, random weights) trained on CUDA under
 `tdiag run`.
 
-    python benchmarks/gpu_wave3_kernels.py          # from the repository root, tdiag importable; ~1-2 min on an H200
-    python benchmarks/gpu_wave3_kernels.py --cpu    # the same logic on CPU (no device time: attribution checks only)
+    python benchmarks/gpu_kernel_attribution.py          # from the repository root, tdiag importable; ~1-2 min on an H200
+    python benchmarks/gpu_kernel_attribution.py --cpu    # the same logic on CPU (no device time: attribution checks only)
 
 Prints the share of kernels attributed (a module path or a user line), forward and backward; per graph and pass,
 the per-kernel device times summed against the device time of the kernels the graph's calls launched and, for the
@@ -17,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from gpu_common import FAILURES, check, no_cuda_reason  # noqa: E402  (benchmarks/ is sys.path[0])
 
 PROGRAM = '''
 import torch
@@ -36,26 +38,13 @@ for step in range({steps}):
     opt.zero_grad(set_to_none=True)
 '''
 
-FAILURES: list[str] = []
-
-
-def check(ok: bool, what: str) -> None:
-    print(f"CHECK {'ok' if ok else 'FAIL'}: {what}")
-    if not ok:
-        FAILURES.append(what)
 
 
 def main() -> int:
     cpu = "--cpu" in sys.argv
-    if not cpu:
-        try:
-            import torch
-        except ImportError:
-            print("SKIP: torch is not installed")
-            return 0
-        if not torch.cuda.is_available():
-            print("SKIP: CUDA is not available")
-            return 0
+    if not cpu and (reason := no_cuda_reason()):
+        print(reason)
+        return 0
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     with tempfile.TemporaryDirectory() as tmp:
         program = Path(tmp) / "train_gpt2.py"

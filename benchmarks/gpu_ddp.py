@@ -1,6 +1,6 @@
 """GPU check of tdiag on DDP with NCCL (issue 14): two ranks on two GPUs under ``tdiag run --nproc-per-node 2``.
 
-    NCCL_NVLS_ENABLE=0 python benchmarks/gpu_wave2_ddp.py      # about 1-2 minutes on two H200s
+    NCCL_NVLS_ENABLE=0 python benchmarks/gpu_ddp.py      # about 1-2 minutes on two H200s
 
 Run 1 trains a user-defined model as ``torch.compile(DDP(Net(), bucket_cap_mb=...))`` with Inductor: one run
 directory, one record per rank, DDPOptimizer's bucket splits reported as expected splits (as many buckets per rank
@@ -19,7 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-FAILURES: list[str] = []
+from gpu_common import FAILURES, check  # noqa: E402  (benchmarks/ is sys.path[0])
+
 TIME_LIMIT_S = 240  # a run that has not finished by then is hung
 
 COMMON = '''
@@ -73,12 +74,6 @@ dist.destroy_process_group()
 '''
 
 
-def check(condition: bool, text: str) -> None:
-    print(f"CHECK {'ok    ' if condition else 'FAILED'}: {text}")
-    if not condition:
-        FAILURES.append(text)
-
-
 def run_two_ranks(name: str, source: str, tmp: Path, env: dict[str, str]):
     folder = tmp / name
     folder.mkdir()
@@ -114,11 +109,11 @@ def main() -> int:
 
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
     if gpus < 2:
-        print(f"gpu_wave2_ddp: needs 2 GPUs, {gpus} visible: skipped (not run)")
+        print(f"gpu_ddp: needs 2 GPUs, {gpus} visible: skipped (not run)")
         return 0
     from tdiag.analyzer import build
 
-    print(f"gpu_wave2_ddp: torch {torch.__version__}, {gpus} x {torch.cuda.get_device_name(0)}")
+    print(f"gpu_ddp: torch {torch.__version__}, {gpus} x {torch.cuda.get_device_name(0)}")
     tmp = Path(tempfile.mkdtemp(prefix="tdiag-ddp-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE"))}
     env.update(NCCL_NVLS_ENABLE="0", TORCHINDUCTOR_CACHE_DIR=str(tmp / "inductor-cache"), CUDA_VISIBLE_DEVICES="0,1")

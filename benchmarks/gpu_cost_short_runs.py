@@ -1,8 +1,8 @@
 """GPU check of measured cost on short runs (issue 22): transformers GPT-2 (tiny config, random weights) training for
 10 steps and BERT for 9 steps under `mode="reduce-overhead"`, each under a plain `tdiag run` (default window).
 
-    python benchmarks/gpu_wave3_cost.py          # repository root or tdiag installed; about 1-2 minutes on an H200
-    python benchmarks/gpu_wave3_cost.py --cpu    # the same logic on CPU (aot_eager, no device checks)
+    python benchmarks/gpu_cost_short_runs.py          # repository root or tdiag installed; about 1-2 minutes on an H200
+    python benchmarks/gpu_cost_short_runs.py --cpu    # the same logic on CPU (aot_eager, no device checks)
 
 CHECK lines: each run gets a measured window on CUDA (a partial one labelled with its steps: the defaults measure a
 10-step run), findings that run per step carry measured costs, the window's kernel time reconciles with the
@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from gpu_common import FAILURES, check  # noqa: E402  (benchmarks/ is sys.path[0])
 
 PROGRAM = '''
 import sys
@@ -53,13 +55,6 @@ MODELS = {
     ),
 }
 
-FAILURES: list[str] = []
-
-
-def check(ok: bool, text: str) -> None:
-    print(("CHECK ok: " if ok else "CHECK FAIL: ") + text)
-    if not ok:
-        FAILURES.append(text)
 
 
 def run(name: str, spec: dict, tmp: Path, device: str) -> Path | None:
@@ -142,7 +137,7 @@ def main() -> int:
     except ImportError:
         print("SKIP: transformers is not installed")
         return 0
-    tmp = Path(tempfile.mkdtemp(prefix="tdiag-gpu-wave3-cost-"))
+    tmp = Path(tempfile.mkdtemp(prefix="tdiag-gpu-cost-short-runs-"))
     names = [n for n in MODELS if n.split("_")[0] in sys.argv] or list(MODELS)
     for name in names:
         run_dir = run(name, MODELS[name], tmp, device)

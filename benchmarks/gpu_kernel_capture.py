@@ -1,8 +1,8 @@
 """GPU check of tdiag's kernel capture: a tiny transformer training step (bf16, forward+backward) compiled in
 default mode and in max-autotune, captured in-process, analysed, and printed kernel by kernel.
 
-    python benchmarks/gpu_check.py            # default + max-autotune (a few minutes on an H200)
-    python benchmarks/gpu_check.py --quick    # default mode only
+    python benchmarks/gpu_kernel_capture.py            # default + max-autotune (a few minutes on an H200)
+    python benchmarks/gpu_kernel_capture.py --quick    # default mode only
 
 Prints per graph the kernels with kind/backend/launch metadata and source lines, the autotune choices per GEMM
 with timings, counts by kind, and a CHECK line per expectation; exits 1 if any check failed. Skips (exit 0) with
@@ -19,13 +19,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from gpu_common import FAILURES, check  # noqa: E402  (benchmarks/ is sys.path[0])
+
 REPO = Path(__file__).resolve().parents[1]
 # A private Inductor cache so both modes really compile (and autotune) instead of hitting an earlier run's cache.
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="tdiag-gpu-cache-"))
 
 import torch  # noqa: E402
 
-FAILURES: list[str] = []
 KNOWN_KINDS = {"pointwise", "reduction", "persistent_reduction", "template", "foreach", "extern", "fallback"}
 
 
@@ -57,12 +58,6 @@ class Model(torch.nn.Module):
         for block in self.blocks:
             x = block(x)
         return x.float().pow(2).mean()
-
-
-def check(condition: bool, text: str) -> None:
-    print(f"CHECK {'ok    ' if condition else 'FAILED'}: {text}")
-    if not condition:
-        FAILURES.append(text)
 
 
 def captured_step(mode: str, out_dir: Path):
@@ -156,9 +151,9 @@ def main() -> int:
     parser.add_argument("--only", choices=["default", "max-autotune"], help="run one mode")
     args = parser.parse_args()
     if not torch.cuda.is_available():
-        print("gpu_check: CUDA is not available: skipped")
+        print("gpu_kernel_capture: CUDA is not available: skipped")
         return 0
-    print(f"gpu_check: torch {torch.__version__}, {torch.cuda.get_device_name(0)}, Inductor cache "
+    print(f"gpu_kernel_capture: torch {torch.__version__}, {torch.cuda.get_device_name(0)}, Inductor cache "
           f"{os.environ['TORCHINDUCTOR_CACHE_DIR']}")
     modes = [args.only] if args.only else ["default"] if args.quick else ["default", "max-autotune"]
     with tempfile.TemporaryDirectory(prefix="tdiag-gpu-") as tmp:

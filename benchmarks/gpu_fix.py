@@ -1,7 +1,7 @@
 """`tdiag fix --apply --verify` on a real small model on CUDA with Inductor: before/after step time (for docs/gpu.md).
 
-    python benchmarks/gpu_wave2_fix.py                 # needs CUDA; prints a message and exits 0 without it
-    python benchmarks/gpu_wave2_fix.py --steps 400 --dim 1024
+    python benchmarks/gpu_fix.py                 # needs CUDA; prints a message and exits 0 without it
+    python benchmarks/gpu_fix.py --steps 400 --dim 1024
 
 The model (benchmarks/fix_programs/mlp_train.py, a 4-block residual MLP with LayerNorm/GELU, SGD) has a branch on a
 tensor value, an `.item()` and three batch sizes. The whole loop runs through tdiag: `tdiag run` records it,
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import fix_payoff  # noqa: E402
+import patch_payoff  # noqa: E402  (its verify mode)
 
 PROGRAM = Path(__file__).resolve().parent / "fix_programs" / "mlp_train.py"
 
@@ -33,12 +33,12 @@ def main() -> int:
         import torch
 
         if not torch.cuda.is_available():
-            print("gpu_wave2_fix: skipped, no CUDA device (run it on a GPU machine, or --device cpu for a smoke test)")
+            print("gpu_fix: skipped, no CUDA device (run it on a GPU machine, or --device cpu for a smoke test)")
             return 0
         print(f"device: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
     program_args = ["--device", args.device, "--backend", args.backend, "--steps", str(args.steps), "--dim", str(args.dim)]
-    data = fix_payoff.run_loop(PROGRAM, program_args, each=not args.no_each)
-    fix_payoff.print_result(data)
+    data = patch_payoff.run_loop(PROGRAM, program_args, each=not args.no_each)
+    patch_payoff.print_result(data)
     return 0 if data["ok"] else 1
 
 

@@ -1,7 +1,7 @@
 """GPU check of measured cost (issue 11): a small transformer training step with SDPA on CUDA under `tdiag run`,
 with a graph break and a shape recompile that lands inside the measured window.
 
-    python benchmarks/gpu_wave2_cost.py      # from the repository root, tdiag importable; ~1-2 minutes on an H200
+    python benchmarks/gpu_cost_window.py      # from the repository root, tdiag importable; ~1-2 minutes on an H200
 
 CHECK lines: the window was measured on CUDA; kernel device times from the window reconcile with the profiler's
 total kernel time (the graphs' share is within it); the recompile / break findings outrank any finding on the
@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from gpu_common import FAILURES, check  # noqa: E402  (benchmarks/ is sys.path[0])
 
 PROGRAM = '''
 import torch
@@ -55,13 +57,6 @@ for step in range(60):
 torch.cuda.synchronize()
 '''
 
-FAILURES: list[str] = []
-
-
-def check(ok: bool, text: str) -> None:
-    print(("CHECK ok   " if ok else "CHECK FAIL ") + text)
-    if not ok:
-        FAILURES.append(text)
 
 
 def record(run_dir: Path) -> bool:

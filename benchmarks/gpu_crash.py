@@ -7,8 +7,8 @@ under ``tdiag run`` (same exit code, same traceback; the first finding CRS007 on
 ``tdiag fix RECORD --verify`` (the patch: ``torch.compiler.cudagraph_mark_step_begin()`` at the top of the loop)
 and checks that the patched program runs to its end, and that plain python agrees.
 
-    python benchmarks/gpu_wave3_crash.py              # about a minute on an H200
-    python benchmarks/gpu_wave3_crash.py --cpu-smoke  # the same plumbing on a CPU crash (fullgraph branch)
+    python benchmarks/gpu_crash.py              # about a minute on an H200
+    python benchmarks/gpu_crash.py --cpu-smoke  # the same plumbing on a CPU crash (fullgraph branch)
 
 Prints CHECK lines and FIGURE lines (time to the crash, tdiag's overhead to it, the patched program's time).
 Exits 1 if a check failed; prints SKIP and exits 0 without CUDA.
@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-FAILURES: list[str] = []
+from gpu_common import FAILURES, check  # noqa: E402  (benchmarks/ is sys.path[0])
 
 GPU_PROGRAM = '''
 import torch
@@ -75,12 +75,6 @@ GLOG = re.compile(r"^[EWI]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ ", re.M)
 SUMMARY_RULE = "tdiag: what torch.compile did"
 
 
-def check(condition: bool, text: str) -> None:
-    print(f"CHECK {'ok' if condition else 'FAIL'}: {text}")
-    if not condition:
-        FAILURES.append(text)
-
-
 def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float]:
     started = time.perf_counter()
     done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
@@ -101,12 +95,12 @@ def main() -> int:
     import torch
 
     if not cpu and not torch.cuda.is_available():
-        print("SKIP gpu_wave3_crash: CUDA is not available (run with --cpu-smoke for the CPU plumbing check)")
+        print("SKIP gpu_crash: CUDA is not available (run with --cpu-smoke for the CPU plumbing check)")
         return 0
     from tdiag.analyzer import build
 
     device = "cpu" if cpu else torch.cuda.get_device_name(0)
-    print(f"gpu_wave3_crash: torch {torch.__version__}, {device}")
+    print(f"gpu_crash: torch {torch.__version__}, {device}")
     source, code, exception, says = (
         (CPU_PROGRAM, "CRS001", "torch._dynamo.exc.Unsupported", "Data-dependent branching") if cpu else
         (GPU_PROGRAM, "CRS007", "RuntimeError", "accessing tensor output of CUDAGraphs that has been overwritten"))

@@ -3,7 +3,7 @@ cause (the compiled encoder updates an input tensor in place) and one re-record 
 the last batch of every epoch), run under ``tdiag run``; then the fixes tdiag suggests applied to a copy of the
 program (move the in-place update out of the graph; pad the last batch), run again.
 
-    python benchmarks/gpu_wave2_cudagraphs.py        # about 2-3 minutes on an H200
+    python benchmarks/gpu_cudagraphs.py        # about 2-3 minutes on an H200
 
 Prints a CHECK line per expectation (both causes found, on the right lines, with torch's own counters agreeing;
 the fixed program has neither, and runs under CUDA graphs) and the measured step time of the program before and
@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-FAILURES: list[str] = []
+from gpu_common import FAILURES, check  # noqa: E402  (benchmarks/ is sys.path[0])
 
 PROGRAM = '''
 import time
@@ -93,12 +93,6 @@ FIXES = [  # the two fixes tdiag's findings name (CGR001: take the input mutatio
 ]
 
 
-def check(condition: bool, text: str) -> None:
-    print(f"CHECK {'ok    ' if condition else 'FAILED'}: {text}")
-    if not condition:
-        FAILURES.append(text)
-
-
 def line_of(source: str, marker: str) -> int:
     return next(i for i, text in enumerate(source.splitlines(), 1) if marker in text)
 
@@ -119,11 +113,11 @@ def main() -> int:
     import torch
 
     if not torch.cuda.is_available():
-        print("gpu_wave2_cudagraphs: CUDA is not available: skipped")
+        print("gpu_cudagraphs: CUDA is not available: skipped")
         return 0
     from tdiag.analyzer import build
 
-    print(f"gpu_wave2_cudagraphs: torch {torch.__version__}, {torch.cuda.get_device_name(0)}")
+    print(f"gpu_cudagraphs: torch {torch.__version__}, {torch.cuda.get_device_name(0)}")
     tmp = Path(tempfile.mkdtemp(prefix="tdiag-cg-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE"))}
     env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp / "inductor-cache")

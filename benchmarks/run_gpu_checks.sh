@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Run this wave's GPU checks on the lent GPU machine (torch/triton preinstalled there; tdiag and the few packages it
+# Run the GPU acceptance checks (benchmarks/gpu_*.py) on the lent GPU machine (torch/triton preinstalled there; tdiag and the few packages it
 # lacks travel as wheels in .whl/, built beforehand with `pip wheel --no-deps -w .whl .` plus `pip download` of
-# textual/plotly/libcst and their needs). Usage: bash benchmarks/run_gpu_wave2.sh [script ...]; logs go to $OUT.
+# textual/plotly/libcst and their needs). Usage: bash benchmarks/run_gpu_checks.sh [script ...]; logs go to $OUT.
 set -u
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 NCCL_NVLS_ENABLE=0

@@ -1,0 +1,52 @@
+"""The one layer that finishes a finding, so every output (the summary at the end of ``tdiag run``, lint, HTML,
+TUI, notebook view, JSON) shows the same message, fix and order for it.
+
+A rule words the message and fix; the cost model measures (analyzer/cost.py) and may leave a note on the figure
+(``Cost.note``); a suggester may word a better one-line fix than the rule could (``Suggestion.fix``: the tensor the
+user holds for torch's ``kwargs['input_ids']``, a library's own knob). Here the note joins the message, the
+suggestion's fix replaces the rule's (``suggestions.attach_suggestions``) and the findings are ranked
+(analyzer/ranking.py).
+
+Patches are costly (libcst: ~1 G instructions on a short record), and the summary shows none. Without patches
+(``patches=False``) only the findings whose fix a suggester words get their suggestion, so the summary's fix is
+lint's and a record without such findings pays nothing.
+"""
+
+from __future__ import annotations
+
+from tdiag.analyzer.model import Analysis, Finding
+from tdiag.analyzer.ranking import rank_key
+
+# Suggesters (Rule.suggester) that word the finding's one-line fix from the user's source (Suggestion.fix).
+FIX_WORDING_SUGGESTERS = frozenset({"mark_dynamic"})
+
+
+def finish(analysis: Analysis, patches: bool = True) -> None:
+    findings = analysis.findings
+    for f in findings:
+        if f.cost is not None and f.cost.note:
+            f.message += "; " + f.cost.note
+    wanted = findings if patches else [f for f in findings if fix_from_suggestion(f)]
+    if wanted:
+        from tdiag.analyzer.suggestions import attach_suggestions
+
+        try:  # each suggester's fault costs only its patches (suggestions.dispatch); this is the machinery
+            attach_suggestions(wanted, analysis)
+        except Exception as exc:
+            from tdiag.analyzer.faults import record_fault
+
+            record_fault(analysis, "analysis", "the suggestions", exc)
+    findings.sort(key=rank_key)
+
+
+def fix_from_suggestion(f: Finding) -> bool:
+    """Whether a suggestion may word this finding's fix: a cause inside a library (its fix is applied from the
+    user's line), or a rule whose suggester names what the user's code holds."""
+    from tdiag.analyzer.library_causes import cause_frame, match
+
+    if match(f) is not None or (f.family == "BRK" and cause_frame(f) is not None):
+        return True
+    from tdiag.analyzer.rules import get_rule
+
+    rule = get_rule(f.code)
+    return rule is not None and rule.suggester in FIX_WORDING_SUGGESTERS
