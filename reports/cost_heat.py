@@ -12,6 +12,7 @@ from collections import defaultdict
 
 from tdiag.analyzer.cost import cost_model
 from tdiag.analyzer.model import Analysis
+
 from tdiag.lean_dataclass import lean_dataclass
 
 HEAT_LEVELS = 4  # 1 (cool) .. 4 (hottest); 0: no measured time

@@ -133,7 +133,6 @@ def recompile_check(rule, module):
 
 
 def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
-    from tdiag.analyzer.rules import claimants
 
     """One finding per user line and rule; each distinct cause (function + guard) listed with its own count."""
     a = ctx.analysis

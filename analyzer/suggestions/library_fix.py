@@ -14,7 +14,7 @@ import re
 
 import libcst as cst
 from tdiag.analyzer.evidence import BreakEvidence, RecompileEvidence, evidence_as
-from tdiag.analyzer.library_causes import LibraryCause, cause_frame, is_by_design, is_library_path, library_name, match
+from tdiag.analyzer.library_causes import LibraryCause, cause_frame, is_by_design, library_name, match
 from tdiag.analyzer.model import Finding, Frame, Suggestion
 from tdiag.analyzer.suggestions.call_arguments import user_expression
 from tdiag.analyzer.suggestions.call_sites import callee_name, compiled_call_on_line, compiled_names

@@ -12,18 +12,19 @@ one backup, so one ``--undo`` takes back every round.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from tdiag.analyzer.model import Analysis
 from tdiag.fixing.compare import Comparison, Metrics, compare, judge_steps
 from tdiag.fixing.plan import PlannedPatch, by_file, merged_text, plan_patches
 from tdiag.fixing.recorded import RecordedRun
 from tdiag.fixing.verify import RunResult, Scratch
+from tdiag.lean_dataclass import lean_dataclass
 
 Runs = list[tuple[Analysis, RunResult]]
 
 
-@dataclass
+@lean_dataclass
 class RoundsResult:
     comparisons: list[Comparison] = field(default_factory=list)
     kept: list[PlannedPatch] = field(default_factory=list)  # every round's kept patches, in order
@@ -33,7 +34,7 @@ class RoundsResult:
     eager: EagerBaseline | None = None  # --eager: the final program with torch.compile disabled
 
 
-@dataclass
+@lean_dataclass
 class EagerBaseline:
     """The final program run with TORCH_COMPILE_DISABLE=1 under `tdiag run` (its window measures eager steps too)."""
 
@@ -45,7 +46,7 @@ class EagerBaseline:
     cause: str | None = None  # where the compiled step's time goes, when it is slower
 
 
-@dataclass
+@lean_dataclass
 class _State:
     runs: Runs  # the current baseline: the original program, then each kept round's patched run
     texts: dict[str, str]  # what is patched so far (display path -> text)

@@ -9,13 +9,15 @@ differing numbers are listed, so the user sees what the tolerance allowed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from tdiag.lean_dataclass import lean_dataclass
 
 DEFAULT_TOLERANCE = 1e-3
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
-@dataclass
+@lean_dataclass
 class OutputMatch:
     identical: bool
     within_tolerance: bool  # not identical, but only numbers differ, each within the tolerance

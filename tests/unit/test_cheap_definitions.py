@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import pytest
 
 import tdiag
-from tdiag.lazy_regex import LazyPattern, lazy_regex
 from tdiag import lean_dataclass as lean_dataclass_module
+from tdiag.lazy_regex import LazyPattern, lazy_regex
 from tdiag.lean_dataclass import lean_dataclass
 
 
