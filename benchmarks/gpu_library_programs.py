@@ -34,7 +34,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "library_corpus"
-sys.path.insert(0, str(ROOT))
 
 # program -> substitutions making it a CUDA + Inductor program ("DEFAULT_DEVICE": torch.set_default_device("cuda")
 # after `import torch`, for programs that place nothing themselves)
