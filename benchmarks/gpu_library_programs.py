@@ -59,7 +59,7 @@ def variant(name: str) -> str:
     text = (CORPUS / "programs" / name).read_text()
     for sub in VARIANTS[name]:
         if sub == "DEFAULT_DEVICE":
-            text = re.sub(r"^import torch\n", 'import torch\n\ntorch.set_default_device("cuda")\n', text, count=1, flags=re.M)
+            text = re.sub(r"^import torch\n", 'import torch; torch.set_default_device("cuda")  # same line: line numbers kept\n', text, count=1, flags=re.M)
             continue
         old, new = sub
         if old not in text:
@@ -126,7 +126,7 @@ def verify(row: dict) -> None:
     key = Path(row["name"]).stem
     for cmd in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"]):
         subprocess.run(["git", *cmd], cwd=row["root"], check=True, capture_output=True)
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--format", "json"], cwd=row["root"],
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--repeat", "1", "--rounds", "1", "--format", "json"], cwd=row["root"],
                           env=env(), capture_output=True, text=True, timeout=900)
     try:
         together = json.loads(proc.stdout)["verification"][0]

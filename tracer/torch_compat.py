@@ -25,6 +25,8 @@ from tdiag.torch_releases import TESTED  # docs/torch-versions.md; 2.11 also on 
 
 @lean_dataclass(frozen=True)
 class Touchpoint:
+    """One private piece of torch tdiag reads or wraps, and what the capture loses where it is missing."""
+
     name: str  # dotted path: module, then attributes (a logger: the logger's name)
     used_in: str  # the tdiag module that touches it
     what: str  # what tdiag reads or wraps there

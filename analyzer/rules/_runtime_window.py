@@ -5,7 +5,8 @@ Rules run before ``analyzer/runtime.py`` attaches the window to the Analysis, so
 
 from __future__ import annotations
 
-from tdiag.analyzer.model import RuntimeSummary
+from tdiag.analyzer.model import Frame, RuntimeSummary
+from tdiag.analyzer.paths import PathMapper, is_library_display
 
 
 def lead_window(ctx) -> RuntimeSummary | None:
@@ -45,7 +46,23 @@ def step_anchor(ctx, runtime: RuntimeSummary) -> dict:
         site, library = ctx.graph_anchor(min(frames, key=lambda g: (g.frame_id, g.frame_compile_id)))
         if library is not None or site.path == path:
             return {"path": site.path, "line": site.line, "library_frame": library}
-    return {"path": path, "line": line}
+    shown, library_step = _displayed(ctx, path)
+    entry = step_entry(ctx.analysis, runtime) if library_step else None
+    if entry is not None:  # a library's step with no graph of its own (a frame Dynamo skipped): the user's line
+        entry_path, _, entry_line = entry.rpartition(":")
+        return {"path": entry_path, "line": int(entry_line),
+                "library_frame": Frame(shown, line, runtime.step_function or "?", is_user=False)}
+    return {"path": shown, "line": line}
+
+
+def _displayed(ctx, path: str) -> tuple[str, bool]:
+    """The step's file as the analysis shows paths, and whether it is a library's (the runtime event carries the
+    interpreter's absolute path)."""
+    if is_library_display(path):
+        return path, bool(path)
+    header = ctx.log.header if ctx.log is not None else {}
+    paths = PathMapper(header.get("root"), header.get("tool_paths"), header.get("cwd"))
+    return paths.display(path), paths.is_library(path)
 
 
 def step_entry(analysis, runtime: RuntimeSummary) -> str | None:

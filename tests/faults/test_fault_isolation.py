@@ -192,7 +192,12 @@ def test_a_suggester_that_raises_loses_only_its_patches(name, baselines, monkeyp
     record = _suggesters(baselines).get(name, next(iter(baselines)))  # library_fix is asked about every finding
     expected, _, before = baselines[record]
     analysis = build(record)
-    assert {_key(f) for f in analysis.findings} == expected  # every finding stays, words and all
+    # every finding stays, words and all; the failed suggester's own findings keep their rule's fix line (a
+    # suggester may word a finding's fix: analyzer/finish.py), so theirs are compared without it
+    def words(key):
+        return key[:-1] if (rules.get_rule(key[0]).suggester or "generic") == name else key
+
+    assert {words(_key(f)) for f in analysis.findings} == {words(k) for k in expected}
     (problem,) = analysis.run.analysis_problems
     assert (problem.part, problem.name) == ("suggester", name)
     Path(problem.traceback_file).unlink()

@@ -74,9 +74,9 @@ def test_optimizers_own_graph_break_is_info_by_design_and_ranked_after_a_fixable
     assert f.severity == "info" and f.by_design and f.fix.startswith("by design in torch") and "nothing to fix" in f.fix
     assert "allow_in_graph" not in f.fix and "custom_op" not in f.fix
     assert "torch-optimizer-deliberate-break" in f.suggestion.why
-    from tdiag.analyzer.build import _rank_key
+    from tdiag.analyzer.ranking import rank_key
 
-    ranked = sorted(findings, key=_rank_key)
+    ranked = sorted(findings, key=rank_key)
     assert [g.line for g in ranked] == [6, 5]
 
 
