@@ -80,7 +80,7 @@ def rounded(stdout: str) -> str:
 
 def run_program(name: str, work: Path, expected: dict) -> dict:
     from tdiag.analyzer import build
-    from tdiag.analyzer.suggestions.in_scope import unknown_names
+    from tdiag.analyzer.suggestions.helpers.in_scope import unknown_names
 
     root = work / Path(name).stem
     root.mkdir()

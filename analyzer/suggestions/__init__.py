@@ -8,8 +8,8 @@ the file as it is now, for renderers and ``apply`` commands.
 
 from __future__ import annotations
 
-from tdiag.analyzer.suggestions.current import current_suggestion, patch_applies
-from tdiag.analyzer.suggestions.diff import apply_patch, make_patch
 from tdiag.analyzer.suggestions.dispatch import attach_suggestions, suggest
+from tdiag.analyzer.suggestions.helpers.current import current_suggestion, patch_applies
+from tdiag.analyzer.suggestions.helpers.diff import apply_patch, make_patch
 
 __all__ = ["apply_patch", "attach_suggestions", "current_suggestion", "make_patch", "patch_applies", "suggest"]

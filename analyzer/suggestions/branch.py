@@ -12,7 +12,7 @@ import textwrap
 import libcst as cst
 from libcst.helpers import parse_template_statement
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import (
+from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
     patch_for,
@@ -20,8 +20,15 @@ from tdiag.analyzer.suggestions.context import (
     torch_alias,
     with_torch_import,
 )
-from tdiag.analyzer.suggestions.purity import names_read, side_effects
-from tdiag.analyzer.suggestions.syntax import SourceTree
+from tdiag.analyzer.suggestions.helpers.if_branches import (
+    assignments,
+    bound_outside,
+    keep_layout,
+    require_pure,
+    single_return,
+)
+from tdiag.analyzer.suggestions.helpers.purity import names_read
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree
 
 WHERE_WHY = (
     "torch.where computes both sides and selects elementwise on the device, so the condition never has to be "
@@ -43,7 +50,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         raise NoPatch("a `while` loop on a tensor value: compute the trip count on the device or use torch.cond per step")
     make_patch = _where_patch
     if isinstance(node.orelse, cst.If) or isinstance(tree.parent(node), cst.If):
-        from tdiag.analyzer.suggestions import where_chain  # imports this module's helpers
+        from tdiag.analyzer.suggestions.helpers import where_chain  # only for an if/elif chain
 
         node, make_patch = where_chain.chain_head(tree, node), where_chain.where_chain_patch
     try:
@@ -72,7 +79,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
 
 
 def _cond_suggestion(tree: SourceTree, node: cst.If, why_not_where: NoPatch) -> Suggestion | None:
-    from tdiag.analyzer.suggestions.cond_patch import cond_patch  # imports this module's helpers
+    from tdiag.analyzer.suggestions.helpers.cond_patch import cond_patch  # imports this module's helpers
 
     try:
         patch, title = cond_patch(tree, node)
@@ -88,24 +95,24 @@ def _where_patch(tree: SourceTree, node: cst.If) -> tuple[str, str]:
     if returned is not None:
         then_value, else_value, trailing_return = returned
         for side in (then_value, else_value):
-            _require_pure(side, tree)
+            require_pure(side, tree)
         new_line = parse_template_statement(
             "return {torch}.where({cond}, {then}, {other})",
             config=tree.module.config_for_parsing,
             torch=cst.Name(torch), cond=node.test, then=then_value, other=else_value,
         )
         removed = [trailing_return] if trailing_return is not None else []
-        new_module = replace_statement(tree, node, [_keep_layout(new_line, node)], removed)
+        new_module = replace_statement(tree, node, [keep_layout(new_line, node)], removed)
         return patch_for(tree, with_torch_import(tree, new_module)), (
             "Return torch.where(...) instead of branching"
         )
-    then_assigned = _assignments(node.body, tree, "the `if` side")
-    else_assigned = _assignments(node.orelse.body, tree, "the `else` side") if node.orelse else {}
+    then_assigned = assignments(node.body, tree, "the `if` side")
+    else_assigned = assignments(node.orelse.body, tree, "the `else` side") if node.orelse else {}
     names = list(dict.fromkeys([*then_assigned, *else_assigned]))
     if not names:
         raise NoPatch("the branch assigns nothing")
     for name in names:
-        if (name not in then_assigned or name not in else_assigned) and not _bound_outside(tree, node, name):
+        if (name not in then_assigned or name not in else_assigned) and not bound_outside(tree, node, name):
             raise NoPatch(f"`{name}` is only assigned on one side and has no value before the `if`")
     for i, name in enumerate(names):
         earlier = set(names[:i])
@@ -130,53 +137,23 @@ def _where_patch(tree: SourceTree, node: cst.If) -> tuple[str, str]:
                 then=then_assigned.get(name, cst.Name(name)), other=else_assigned.get(name, cst.Name(name)),
             )
         )
-    statements[0] = _keep_layout(statements[0], node)
+    statements[0] = keep_layout(statements[0], node)
     new_module = with_torch_import(tree, replace_statement(tree, node, statements))
     target = ", ".join(f"`{n}`" for n in names)
     return patch_for(tree, new_module), f"Compute {target} with torch.where instead of branching"
 
 
-def _assignments(block: cst.BaseSuite, tree: SourceTree, side: str) -> dict[str, cst.BaseExpression]:
-    """name -> value for a side made only of ``name = expr`` / ``name op= expr`` lines; NoPatch otherwise."""
-    if not isinstance(block, cst.IndentedBlock):
-        block_body = block.body if isinstance(block, cst.SimpleStatementSuite) else []
-        statements = list(block_body)
-    else:
-        statements = []
-        for line in block.body:
-            if not isinstance(line, cst.SimpleStatementLine):
-                raise NoPatch(f"{side} holds a `{type(line).__name__.lower()}` statement")
-            statements.extend(line.body)
-    assigned: dict[str, cst.BaseExpression] = {}
-    for small in statements:
-        if isinstance(small, cst.Pass):
-            continue
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-            name, value = small.targets[0].target.value, small.value
-        elif isinstance(small, cst.AugAssign):
-            # On a tensor `y += e` writes into the tensor every alias of `y` sees; torch.where would not.
-            raise NoPatch(f"{side} updates a value in place (`{tree.code(small).strip()}`)")
-        else:
-            raise NoPatch(f"{side} does more than assign names (`{tree.code(small).strip()}`)")
-        if name in assigned:
-            raise NoPatch(f"{side} assigns `{name}` twice")
-        if names_read(value) & set(assigned):
-            raise NoPatch(f"{side} computes `{name}` from a name it assigned just before")
-        _require_pure(value, tree)
-        assigned[name] = value
-    return assigned
-
 
 def _returned_values(tree: SourceTree, node: cst.If):
     """(then value, else value, the return after the `if` to remove) for `if c: return a` + `else: return b`
     or `return b` right after; None for other shapes."""
-    then_value = _single_return(node.body)
+    then_value = single_return(node.body)
     if then_value is None:
         return None
     if node.orelse is not None:
         if not isinstance(node.orelse, cst.Else):
             return None
-        else_value = _single_return(node.orelse.body)
+        else_value = single_return(node.orelse.body)
         return (then_value, else_value, None) if else_value is not None else None
     block = tree.parent(node)
     if not isinstance(block, (cst.IndentedBlock, cst.Module)):
@@ -186,41 +163,12 @@ def _returned_values(tree: SourceTree, node: cst.If):
     if at + 1 >= len(body):
         return None
     after = body[at + 1]
-    else_value = _single_return(cst.IndentedBlock(body=[after])) if isinstance(after, cst.SimpleStatementLine) else None
+    else_value = single_return(cst.IndentedBlock(body=[after])) if isinstance(after, cst.SimpleStatementLine) else None
     return (then_value, else_value, after) if else_value is not None else None
 
 
-def _single_return(block: cst.BaseSuite) -> cst.BaseExpression | None:
-    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
-    if len(lines) != 1:
-        return None
-    line = lines[0]
-    smalls = line.body if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-    if len(smalls) == 1 and isinstance(smalls[0], cst.Return) and smalls[0].value is not None:
-        return smalls[0].value
-    return None
 
 
-def _require_pure(expr: cst.BaseExpression, tree: SourceTree) -> None:
-    problems = side_effects(expr, tree)
-    if problems:
-        raise NoPatch(f"`{tree.code(expr).strip()}` has {problems[0]}, which torch.where would run on both sides")
-
-
-def _bound_outside(tree: SourceTree, node: cst.If, name: str) -> bool:
-    scope = tree.scopes.get(node)
-    if scope is None:
-        return False
-    for assignment in scope.assignments[name]:
-        target = getattr(assignment, "node", None)
-        if target is not None and node not in set(tree.ancestors(target)):
-            return True
-    return False
-
-
-def _keep_layout(line: cst.SimpleStatementLine, node: cst.If) -> cst.SimpleStatementLine:
-    # Comments above the `if` and on its header line stay with the code that replaces it.
-    return line.with_changes(leading_lines=node.leading_lines, trailing_whitespace=node.body.header)
 
 
 # --- torch.cond sketch ---------------------------------------------------------------------------------------
@@ -228,10 +176,10 @@ def cond_sketch(tree: SourceTree, node: cst.If) -> str:
     torch = tree.torch_name() or "torch"
     then_lines = _block_code(tree, node.body)
     else_lines = _block_code(tree, node.orelse.body) if isinstance(node.orelse, cst.Else) else []
-    returns = _single_return(node.body) is not None
+    returns = single_return(node.body) is not None
     assigned = sorted(_assigned_names(node))
     reads = sorted((names_read(node.body) | (names_read(node.orelse) if node.orelse else set())) - {torch, "self"})
-    inputs = [n for n in reads if _bound_outside(tree, node, n)] or reads
+    inputs = [n for n in reads if bound_outside(tree, node, n)] or reads
     args = ", ".join(inputs)
     outputs = ", ".join(assigned)
     tail = "" if returns else f"    return {outputs or '...'}\n"

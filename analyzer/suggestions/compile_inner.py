@@ -6,7 +6,7 @@ import libcst as cst
 from tdiag.analyzer.distributed import wrapper_compile_calls
 from tdiag.analyzer.evidence import DistributedEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, replace_nodes
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext, patch_for, replace_nodes
 
 WHY = (
     "DDP's forward breaks the graph before it calls your model; after that break Dynamo does not compile torch's "

@@ -19,7 +19,7 @@ import libcst as cst
 from tdiag.analyzer.evidence import CrashEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions import generic
-from tdiag.analyzer.suggestions.context import (
+from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
     patch_for,
@@ -27,7 +27,7 @@ from tdiag.analyzer.suggestions.context import (
     torch_alias,
     with_torch_import,
 )
-from tdiag.analyzer.suggestions.syntax import dotted
+from tdiag.analyzer.suggestions.helpers.syntax import dotted
 
 BRANCH_IDS = {"GB0170"}
 _SUBJECT = re.compile(r"^L\['([A-Za-z_]\w*)'\]")

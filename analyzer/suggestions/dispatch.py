@@ -7,8 +7,9 @@ import importlib
 from tdiag.analyzer.faults import record_fault
 from tdiag.analyzer.model import Analysis, Finding, Suggestion
 from tdiag.analyzer.rules import get_rule
-from tdiag.analyzer.suggestions import in_scope, library_fix
-from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext
+from tdiag.analyzer.suggestions import library_fix
+from tdiag.analyzer.suggestions.helpers import in_scope
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:

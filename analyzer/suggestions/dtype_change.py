@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tdiag.analyzer.evidence import RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import SuggestionContext
+from tdiag.analyzer.suggestions.helpers.context import SuggestionContext
 
 WHY = (
     "A compiled graph is specialised to its inputs' dtypes and devices; a different one compiles a new graph. "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.library_causes import library_name
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import SuggestionContext
+from tdiag.analyzer.suggestions.helpers.context import SuggestionContext
 
 WHY = (
     "When a graph break happens where Dynamo cannot resume (inside a loop body, a try or with block, a generator), "

@@ -16,10 +16,16 @@ import libcst as cst
 from tdiag.analyzer.evidence import BreakEvidence, RecompileEvidence, evidence_as
 from tdiag.analyzer.library_causes import LibraryCause, cause_frame, is_by_design, library_name, match
 from tdiag.analyzer.model import Finding, Frame, Suggestion
-from tdiag.analyzer.suggestions.call_arguments import user_expression
-from tdiag.analyzer.suggestions.call_sites import callee_name, compiled_call_on_line, compiled_names
-from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, torch_alias, with_torch_import
-from tdiag.analyzer.suggestions.syntax import SourceTree, dotted
+from tdiag.analyzer.suggestions.helpers.call_arguments import user_expression
+from tdiag.analyzer.suggestions.helpers.call_sites import callee_name, compiled_call_on_line, compiled_names
+from tdiag.analyzer.suggestions.helpers.context import (
+    NoPatch,
+    SuggestionContext,
+    patch_for,
+    torch_alias,
+    with_torch_import,
+)
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, dotted
 
 # transformers' model classes: GPT2LMHeadModel, AutoModelForCausalLM, BertForSequenceClassification
 _MODEL_CLASS = re.compile(r"^[A-Z]\w*(?:Model$|Model[A-Z]|For[A-Z])")

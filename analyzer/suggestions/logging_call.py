@@ -7,9 +7,15 @@ from __future__ import annotations
 
 import libcst as cst
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, torch_alias, with_torch_import
+from tdiag.analyzer.suggestions.helpers.context import (
+    NoPatch,
+    SuggestionContext,
+    patch_for,
+    torch_alias,
+    with_torch_import,
+)
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, dotted, is_expression_statement_call
 from tdiag.analyzer.suggestions.scalar_item import imports_torch
-from tdiag.analyzer.suggestions.syntax import SourceTree, dotted, is_expression_statement_call
 
 WHY = (
     "Dynamo cannot put I/O into a graph, so it ends the graph before the call, runs the call in Python and starts "
@@ -32,7 +38,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     name = dotted(call.func) or ""
     if name.split(".")[0] not in _LOGGING_ROOTS:
         raise NoPatch(f"`{name or 'the call'}` is not a print or logging call")
-    from tdiag.analyzer.suggestions import logger_switch
+    from tdiag.analyzer.suggestions.helpers import logger_switch
 
     if logger_switch.logger_method(tree, call) is not None:  # keep the call, let Dynamo skip it while tracing
         return logger_switch.suggest(finding, ctx, call)

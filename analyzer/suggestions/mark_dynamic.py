@@ -14,9 +14,9 @@ import libcst as cst
 from libcst.helpers import parse_template_statement
 from tdiag.analyzer.evidence import DynamicEvidence, RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.call_arguments import is_reference, user_expression
-from tdiag.analyzer.suggestions.call_sites import compiled_call_on_line, frame_params
-from tdiag.analyzer.suggestions.context import (
+from tdiag.analyzer.suggestions.helpers.call_arguments import is_reference, user_expression
+from tdiag.analyzer.suggestions.helpers.call_sites import compiled_call_on_line, frame_params
+from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
     patch_for,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tdiag.analyzer.evidence import RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import SuggestionContext
+from tdiag.analyzer.suggestions.helpers.context import SuggestionContext
 
 WHY = (
     "Modules behave differently in train and eval mode (dropout, batch norm), so each mode is its own graph. "

@@ -6,7 +6,7 @@ from collections import Counter
 
 from tdiag.analyzer.evidence import RecompileLimitEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import SuggestionContext
+from tdiag.analyzer.suggestions.helpers.context import SuggestionContext
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:

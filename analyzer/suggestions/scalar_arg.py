@@ -13,8 +13,8 @@ import libcst as cst
 from libcst.helpers import parse_template_expression
 from tdiag.analyzer.evidence import DynamicEvidence, RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.call_sites import argument_for, calls_to, frame_params
-from tdiag.analyzer.suggestions.context import (
+from tdiag.analyzer.suggestions.helpers.call_sites import argument_for, calls_to, frame_params
+from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
     patch_for,
@@ -22,8 +22,8 @@ from tdiag.analyzer.suggestions.context import (
     torch_alias,
     with_torch_import,
 )
-from tdiag.analyzer.suggestions.syntax import dotted
-from tdiag.analyzer.suggestions.tensor_use import only_tensor_arithmetic, reads_of
+from tdiag.analyzer.suggestions.helpers.syntax import dotted
+from tdiag.analyzer.suggestions.helpers.tensor_use import only_tensor_arithmetic, reads_of
 
 WHY = (
     "Dynamo treats Python numbers, strings and flags passed to a compiled function as constants and guards on "
@@ -33,7 +33,7 @@ WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    from tdiag.analyzer.suggestions import module_int_attr, optimizer_hparams
+    from tdiag.analyzer.suggestions.helpers import module_int_attr, optimizer_hparams
 
     if optimizer_hparams.applies(finding):  # `param_groups[0]['lr']` of a compiled optimizer step
         return optimizer_hparams.suggest(finding, ctx)
@@ -111,8 +111,8 @@ def _target(finding: Finding):
 def _held_by_user(finding: Finding, ctx: SuggestionContext) -> str | None:
     """The user's expression at the call line for the guarded value (``kwargs['scale']`` -> ``s`` in
     ``cmodel(x, scale=s)``), so the text names what the user holds."""
-    from tdiag.analyzer.suggestions.call_arguments import user_expression
-    from tdiag.analyzer.suggestions.call_sites import compiled_call_on_line
+    from tdiag.analyzer.suggestions.helpers.call_arguments import user_expression
+    from tdiag.analyzer.suggestions.helpers.call_sites import compiled_call_on_line
 
     if finding.code != "RCP002":
         return None

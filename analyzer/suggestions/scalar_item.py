@@ -6,9 +6,15 @@ from __future__ import annotations
 import libcst as cst
 from libcst.helpers import parse_template_statement
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, torch_alias, with_torch_import
-from tdiag.analyzer.suggestions.syntax import SourceTree, dotted
-from tdiag.analyzer.suggestions.tensor_use import only_tensor_arithmetic, reads_of
+from tdiag.analyzer.suggestions.helpers.context import (
+    NoPatch,
+    SuggestionContext,
+    patch_for,
+    torch_alias,
+    with_torch_import,
+)
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, dotted
+from tdiag.analyzer.suggestions.helpers.tensor_use import only_tensor_arithmetic, reads_of
 
 KEEP_TENSOR_WHY = (
     "`.item()` copies the value to the host, which forces a device sync and ends the graph; the Python float it "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import SuggestionContext
+from tdiag.analyzer.suggestions.helpers.context import SuggestionContext
 
 WHY = (
     "`.tolist()` and `.numpy()` copy the tensor to host Python objects, which Dynamo cannot trace: the graph ends, "

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext
-from tdiag.analyzer.suggestions.syntax import dotted
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
+from tdiag.analyzer.suggestions.helpers.syntax import dotted
 
 WHY = (
     "Dynamo cannot see inside this call, so it ends the graph, runs the call in Python and resumes in a new graph. "

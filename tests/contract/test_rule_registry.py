@@ -35,3 +35,17 @@ def test_running_the_rules_loads_no_suggestion_machinery():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(out.stdout) == []
+
+
+def test_suggestions_holds_suggesters_and_its_helpers_package_the_rest():
+    """analyzer/suggestions/ is the suggesters rules name (Rule.suggester), the generic one and library_fix (dispatch
+    asks them), and the dispatch; everything shared lives in suggestions/helpers, which no rule names."""
+    import pkgutil
+
+    import tdiag.analyzer.suggestions as suggestions
+    import tdiag.analyzer.suggestions.helpers as helpers
+
+    named = {rule.suggester for rule in all_rules() if rule.suggester}
+    top = {m.name for m in pkgutil.iter_modules(suggestions.__path__) if not m.ispkg}
+    assert top - named == {"dispatch", "generic", "library_fix"}, top - named
+    assert not named & {m.name for m in pkgutil.iter_modules(helpers.__path__)}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import gloo_exit
 from tdiag.analyzer import build
-from tdiag.analyzer.suggestions.diff import apply_patch
+from tdiag.analyzer.suggestions.helpers.diff import apply_patch
 from tdiag.reports.graph_facts import graph_facts
 
 from tdiag.record import open_record

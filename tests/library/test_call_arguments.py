@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
-from tdiag.analyzer.suggestions.call_arguments import is_reference, parse_subject, user_expression
-from tdiag.analyzer.suggestions.context import NoPatch
+from tdiag.analyzer.suggestions.helpers.call_arguments import is_reference, parse_subject, user_expression
+from tdiag.analyzer.suggestions.helpers.context import NoPatch
 
 
 def mapped(call: str, subject: str, params=None) -> str:

@@ -2,7 +2,7 @@
 as code, checked against the names the user's file binds or imports. The cases are the fixes issue 32 saw on
 library programs (a Trainer program has no `input_ids` and no `opt`)."""
 
-from tdiag.analyzer.suggestions.in_scope import unknown_names, with_placeholders
+from tdiag.analyzer.suggestions.helpers.in_scope import unknown_names, with_placeholders
 
 TRAINER = '''import torch
 from transformers import GPT2LMHeadModel, Trainer

@@ -23,6 +23,9 @@ from pathlib import Path
 import pytest
 from tdiag_testing import require_installed
 
+# a corpus of real third-party programs (like tests/corpus): scripts/test runs it in the slow step, under its budget
+pytestmark = pytest.mark.slow
+
 require_installed("transformers", "peft", "lightning", "accelerate", "sentence_transformers", "diffusers",
                   reason="corpus extra not installed: pip install -e '.[corpus]'")
 
@@ -92,7 +95,7 @@ def test_findings_are_the_expected_ones_at_the_users_lines(runs, name):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_every_finding_is_on_the_users_line_and_names_only_what_the_file_has(runs, name):
-    from tdiag.analyzer.suggestions.in_scope import unknown_names
+    from tdiag.analyzer.suggestions.helpers.in_scope import unknown_names
 
     _, _, analysis = runs[name]
     source = (PROGRAMS / name).read_text()

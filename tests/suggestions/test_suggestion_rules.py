@@ -10,7 +10,7 @@ import pytest
 from tdiag.analyzer.evidence import DynamicEvidence, RecompileEvidence, RecompileLimitEvidence
 from tdiag.analyzer.model import Analysis, Finding, Recompile, Site
 from tdiag.analyzer.suggestions import apply_patch, current_suggestion, make_patch, patch_applies, suggest
-from tdiag.analyzer.suggestions.context import SuggestionContext
+from tdiag.analyzer.suggestions.helpers.context import SuggestionContext
 
 
 def _suggest(code: str, source: str, line: int, column: int | None = None, evidence=None, function=None, analysis=None):

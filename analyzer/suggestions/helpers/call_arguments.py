@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 
 import libcst as cst
-from tdiag.analyzer.suggestions.call_sites import argument_for
-from tdiag.analyzer.suggestions.context import NoPatch
+from tdiag.analyzer.suggestions.helpers.call_sites import argument_for
+from tdiag.analyzer.suggestions.helpers.context import NoPatch
 
 from tdiag.lean_dataclass import lean_dataclass
 

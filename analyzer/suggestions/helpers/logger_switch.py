@@ -11,8 +11,14 @@ from __future__ import annotations
 
 import libcst as cst
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, torch_alias, with_torch_import
-from tdiag.analyzer.suggestions.syntax import SourceTree, dotted
+from tdiag.analyzer.suggestions.helpers.context import (
+    NoPatch,
+    SuggestionContext,
+    patch_for,
+    torch_alias,
+    with_torch_import,
+)
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, dotted
 
 _METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 WHY = (

@@ -13,10 +13,16 @@ from __future__ import annotations
 
 import libcst as cst
 from libcst.helpers import parse_template_statement
-from tdiag.analyzer.suggestions.branch import _bound_outside, _require_pure
-from tdiag.analyzer.suggestions.context import NoPatch, patch_for, replace_statement, torch_alias, with_torch_import
-from tdiag.analyzer.suggestions.purity import names_read
-from tdiag.analyzer.suggestions.syntax import SourceTree
+from tdiag.analyzer.suggestions.helpers.context import (
+    NoPatch,
+    patch_for,
+    replace_statement,
+    torch_alias,
+    with_torch_import,
+)
+from tdiag.analyzer.suggestions.helpers.if_branches import bound_outside, require_pure
+from tdiag.analyzer.suggestions.helpers.purity import names_read
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree
 
 
 def cond_patch(tree: SourceTree, node: cst.If) -> tuple[str, str]:
@@ -32,7 +38,7 @@ def cond_patch(tree: SourceTree, node: cst.If) -> tuple[str, str]:
     if not then_returns:
         for name in dict.fromkeys([*then_assigned, *else_assigned]):
             on_both = name in then_assigned and name in else_assigned
-            if on_both or _bound_outside(tree, node, name):
+            if on_both or bound_outside(tree, node, name):
                 outputs.append(name)
             elif _read_after(tree, node, name):
                 raise NoPatch(f"`{name}` is assigned on one side only, has no value before the `if`, and is read after it")
@@ -40,7 +46,7 @@ def cond_patch(tree: SourceTree, node: cst.If) -> tuple[str, str]:
             raise NoPatch("the branch assigns nothing used after it")
     params = list(dict.fromkeys([*_read_before_assigned(then_lines), *_read_before_assigned(else_lines)]))
     for name in params:
-        if not _bound_outside(tree, node, name):
+        if not bound_outside(tree, node, name):
             raise NoPatch(f"`{name}` is read before it is assigned and has no value before the `if`")
     config = tree.module.config_for_parsing
     torch = torch_alias(tree)
@@ -77,9 +83,9 @@ def _lines(block: cst.BaseSuite, tree: SourceTree, side: str) -> list[cst.Simple
             raise NoPatch(f"{side} holds a statement other than assignments")
         small = line.body[0]
         if isinstance(small, cst.Return) and small.value is not None and i == len(block.body) - 1:
-            _require_pure(small.value, tree)
+            require_pure(small.value, tree)
         elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-            _require_pure(small.value, tree)
+            require_pure(small.value, tree)
         else:
             raise NoPatch(f"{side} does more than assign names (`{tree.code(small).strip()}`)")
         lines.append(line)

@@ -14,8 +14,14 @@ import re
 import libcst as cst
 from tdiag.analyzer.evidence import RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext, patch_for, torch_alias, with_torch_import
-from tdiag.analyzer.suggestions.syntax import SourceTree, dotted
+from tdiag.analyzer.suggestions.helpers.context import (
+    NoPatch,
+    SuggestionContext,
+    patch_for,
+    torch_alias,
+    with_torch_import,
+)
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, dotted
 
 SWITCH = "_dynamo.config.allow_unspec_int_on_nn_module"
 WHY = (

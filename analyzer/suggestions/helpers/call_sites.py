@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import libcst as cst
-from tdiag.analyzer.suggestions.context import NoPatch, SuggestionContext
-from tdiag.analyzer.suggestions.syntax import SourceTree, dotted
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, dotted
 
 
 def compiled_names(tree: SourceTree) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.diff import apply_patch
+from tdiag.analyzer.suggestions.helpers.diff import apply_patch
 
 SOURCE_CHANGED = "source changed since the record: the patch no longer applies; rerun `tdiag run` for a fresh one"
 

@@ -6,8 +6,8 @@ from dataclasses import field
 
 import libcst as cst
 from tdiag.analyzer.model import Analysis
-from tdiag.analyzer.suggestions.diff import make_patch
-from tdiag.analyzer.suggestions.syntax import SourceTree
+from tdiag.analyzer.suggestions.helpers.diff import make_patch
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree
 
 from tdiag.lean_dataclass import lean_dataclass
 

@@ -9,7 +9,7 @@ would either change the type that flows on or bring the graph break back.
 from __future__ import annotations
 
 import libcst as cst
-from tdiag.analyzer.suggestions.syntax import SourceTree
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree
 
 _ARITHMETIC = (cst.BinaryOperation, cst.UnaryOperation)
 _NUMBER_LITERALS = (cst.Integer, cst.Float, cst.Imaginary)

@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import libcst as cst
 from libcst.helpers import parse_template_statement
-from tdiag.analyzer.suggestions.branch import (
-    _assignments,
-    _bound_outside,
-    _keep_layout,
-    _require_pure,
-    _single_return,
+from tdiag.analyzer.suggestions.helpers.context import (
+    NoPatch,
+    patch_for,
+    replace_statement,
+    torch_alias,
+    with_torch_import,
 )
-from tdiag.analyzer.suggestions.context import NoPatch, patch_for, replace_statement, torch_alias, with_torch_import
-from tdiag.analyzer.suggestions.purity import names_read
-from tdiag.analyzer.suggestions.syntax import SourceTree
+from tdiag.analyzer.suggestions.helpers.if_branches import (
+    assignments,
+    bound_outside,
+    keep_layout,
+    require_pure,
+    single_return,
+)
+from tdiag.analyzer.suggestions.helpers.purity import names_read
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree
 
 
 def chain_head(tree: SourceTree, node: cst.If) -> cst.If:
@@ -44,23 +50,23 @@ def where_chain_patch(tree: SourceTree, head: cst.If) -> tuple[str, str]:
     torch = torch_alias(tree)
     config = tree.module.config_for_parsing
     for test, _ in conditional:
-        _require_pure(test, tree)
-    returned = [_single_return(body) for _, body in conditional]
-    if all(v is not None for v in returned) and final is not None and _single_return(final) is not None:
-        for value in [*returned, _single_return(final)]:
-            _require_pure(value, tree)
-        nested = _nest(torch, [t for t, _ in conditional], returned, _single_return(final))
+        require_pure(test, tree)
+    returned = [single_return(body) for _, body in conditional]
+    if all(v is not None for v in returned) and final is not None and single_return(final) is not None:
+        for value in [*returned, single_return(final)]:
+            require_pure(value, tree)
+        nested = _nest(torch, [t for t, _ in conditional], returned, single_return(final))
         line = parse_template_statement("return {value}", config=config, value=nested)
-        new_module = replace_statement(tree, head, [_keep_layout(line, head)])
+        new_module = replace_statement(tree, head, [keep_layout(line, head)])
         return patch_for(tree, with_torch_import(tree, new_module)), "Return nested torch.where(...) for the if/elif chain"
-    assigned = [_assignments(body, tree, f"arm {i + 1} of the chain") for i, (_, body) in enumerate(conditional)]
-    otherwise = _assignments(final, tree, "the `else` side") if final is not None else {}
+    assigned = [assignments(body, tree, f"arm {i + 1} of the chain") for i, (_, body) in enumerate(conditional)]
+    otherwise = assignments(final, tree, "the `else` side") if final is not None else {}
     names = list(dict.fromkeys([n for side in [*assigned, otherwise] for n in side]))
     if not names:
         raise NoPatch("the chain assigns nothing")
     for name in names:
         everywhere = all(name in side for side in assigned) and name in otherwise
-        if not everywhere and not _bound_outside(tree, head, name):
+        if not everywhere and not bound_outside(tree, head, name):
             raise NoPatch(f"`{name}` is not assigned by every arm and has no value before the `if`")
     for i, name in enumerate(names):
         earlier = set(names[:i])
@@ -81,7 +87,7 @@ def where_chain_patch(tree: SourceTree, head: cst.If) -> tuple[str, str]:
         values = [side.get(name, cst.Name(name)) for side in assigned]
         nested = _nest(torch, conditions, values, otherwise.get(name, cst.Name(name)))
         statements.append(parse_template_statement("{name} = {value}", config=config, name=cst.Name(name), value=nested))
-    statements[0] = _keep_layout(statements[0], head)
+    statements[0] = keep_layout(statements[0], head)
     new_module = with_torch_import(tree, replace_statement(tree, head, statements))
     target = ", ".join(f"`{n}`" for n in names)
     return patch_for(tree, new_module), f"Compute {target} with nested torch.where for the if/elif chain"

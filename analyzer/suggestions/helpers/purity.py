@@ -8,7 +8,7 @@ updates its running statistics, so computing both branches would update them twi
 from __future__ import annotations
 
 import libcst as cst
-from tdiag.analyzer.suggestions.syntax import SourceTree, dotted
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, dotted
 
 _PURE_BUILTINS = frozenset({"abs", "min", "max", "float", "int", "bool", "round", "len", "isinstance"})
 _IMPURE_METHODS = frozenset(

@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.helpers import parse_template_expression
 from tdiag.analyzer.evidence import RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.context import (
+from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
     patch_for,
@@ -22,7 +22,7 @@ from tdiag.analyzer.suggestions.context import (
     torch_alias,
     with_torch_import,
 )
-from tdiag.analyzer.suggestions.syntax import dotted
+from tdiag.analyzer.suggestions.helpers.syntax import dotted
 
 _SUBJECT = re.compile(r"""^self\.param_groups\[\d+\]\[['"](?P<key>lr|betas)['"]\]""")
 WHY = (
