@@ -51,7 +51,10 @@ def test_a_skipped_forward_is_not_charged_for_the_compiled_blocks_inside_it(tmp_
     runtime = analysis.summary.runtime
     assert runtime.status == "measured"
     (skipped,) = [f for f in analysis.findings if f.code == "BRK006"]
-    assert skipped.function == "forward" and skipped.cost.basis == "measured"
+    # measured, or none when not one of its own eager samples is left once the compiled code inside is taken out
+    # (a quiet machine: the frame's Python is that small); charged with the compiled blocks it was ~100% measured
+    assert skipped.function == "forward" and skipped.cost.basis in ("measured", "none"), skipped.cost
+    share, seconds = skipped.cost.share or 0.0, skipped.cost.total_s or 0.0
 
     torch_says = json.loads(subprocess.run([sys.executable, "-c", PROFILED % str(PROGRAM)], env=session_env,
                                            capture_output=True, text=True, timeout=300, check=True).stdout.splitlines()[-1])
@@ -59,5 +62,5 @@ def test_a_skipped_forward_is_not_charged_for_the_compiled_blocks_inside_it(tmp_
     assert compiled_share > 0.7  # the program is built so: the blocks' compiled graphs are most of each call
     # the frame's own eager time is at most what the compiled regions leave (sampled: a loose margin), and never
     # more than the window's eager share; charged with the compiled blocks it was ~100% of the window
-    assert skipped.cost.share <= (1 - compiled_share) + 0.1, (skipped.cost, compiled_share)
-    assert skipped.cost.total_s <= runtime.eager_s
+    assert share <= (1 - compiled_share) + 0.1, (skipped.cost, compiled_share)
+    assert seconds <= runtime.eager_s
