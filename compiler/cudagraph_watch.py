@@ -142,19 +142,18 @@ def _wrap_when_loaded(session: Any):
         state["undo"] = undo or (lambda: None)
 
     wrap()
-    handler = None
+    unregister = None
     if state["undo"] is None:
-        try:
-            from torch._dynamo.callback import callback_handler as handler
+        from tdiag.tracer import compile_callbacks
 
-            handler.register_end_callback(wrap)
+        try:
+            unregister = compile_callbacks.register(end=wrap)
         except Exception:  # no compile callbacks: wrap what is there at the session's end is too late; say so
-            handler = None
             missing(session, "torch._dynamo.callback.callback_handler", "CUDA graph recordings without input sizes")
 
     def undo() -> None:
-        if handler is not None:
-            handler.remove_end_callback(wrap)
+        if unregister is not None:
+            unregister()
         if state["undo"] is not None:
             state["undo"]()
 

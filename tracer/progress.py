@@ -51,10 +51,7 @@ def install(
     sink: Callable[[dict[str, Any]], None], on_error: Callable[[str, BaseException], None] | None = None
 ) -> Callable[[], None] | None:
     """Register the brackets; a failing ``sink`` is reported to ``on_error``, never raised into the compile."""
-    try:
-        from torch._dynamo.callback import callback_handler
-    except Exception:
-        return None
+    from tdiag.tracer import compile_callbacks
 
     def deliver(kind: str, args: Any, stack: list[dict[str, Any]] | None = None) -> None:
         try:
@@ -73,16 +70,9 @@ def install(
         deliver("compile_end", args)
 
     try:
-        callback_handler.register_start_callback(on_start)
-        callback_handler.register_end_callback(on_end)
+        return compile_callbacks.register(start=on_start, end=on_end)
     except Exception:
         return None
-
-    def undo() -> None:
-        callback_handler.remove_start_callback(on_start)
-        callback_handler.remove_end_callback(on_end)
-
-    return undo
 
 
 EVAL_FRAME = ("_dynamo/eval_frame.py", "_dynamo\\eval_frame.py")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 CORPUS = Path(__file__).parent
 PROGRAMS = CORPUS / "programs"
-FAMILIES = ("BRK", "RCP", "DYN", "LOW", "CMP")
+FAMILIES = ("BRK", "RCP", "DYN", "LOW", "CMP", "CRS")
 # Compile-time hotspots depend on the machine's speed, not on the program: never required, never wrong (if anchored
 # on a user line).
 ALWAYS_ALLOWED = {"CMP002"}
@@ -40,12 +40,21 @@ class Key:
 @dataclass
 class Expect:
     """What an expert wants flagged in one program. ``flag``/``allow``: (code, marker) where marker is a substring of
-    the program's line (so no line number is written by hand); ``why``: the expert's reading, shown on failure."""
+    the program's line (so no line number is written by hand); ``why``: the expert's reading, shown on failure.
+    ``exit_code``: the plain program's (and so tdiag's); ``releases``: torch "X.Y" -> the expectation on that release,
+    where torch itself behaves differently there (a bug of that release that stops the program)."""
 
     flag: list[tuple[str, str]] = field(default_factory=list)
     allow: list[tuple[str, str]] = field(default_factory=list)
     why: str = ""
     inductor: bool = False
+    exit_code: int = 0
+    releases: dict[str, Expect] = field(default_factory=dict)
+
+    def on(self, torch_version: str) -> Expect:
+        """The expectation for the torch that runs (``2.14.1+cu130`` -> the entry for 2.14, else this one)."""
+        minor = ".".join(torch_version.split("+")[0].split(".")[:2])
+        return self.releases.get(minor, self)
 
 
 @dataclass

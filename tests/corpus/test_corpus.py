@@ -35,14 +35,17 @@ def test_every_program_has_expectations():
 def test_findings_match_the_expert(program, corpus_env, tmp_path):
     from oracle import account
 
-    expect = EXPECTED[program]
+    import torch
+
+    expect = EXPECTED[program].on(torch.__version__)
     proc = run(program, tmp_path / "run", corpus_env)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.returncode == expect.exit_code, proc.stderr[-3000:]
     result, analysis = score(program, tmp_path / "run", expect)
 
     # the expectations rest on what torch itself did: every break line torch names is one the expert expected
     # (or allowed), and a program expected to recompile did recompile
     torch_says = account(PROGRAMS / program, corpus_env, tmp_path / "trace", timeout=1500)
+    assert torch_says.returncode == expect.exit_code, "tdiag's exit code is not plain python's"
     break_lines = {[ln for f, ln in b["lines"] if f == program][-1] for b in torch_says.breaks
                    if any(f == program for f, _ in b["lines"])}
     expected_break_lines = {k.line for k in result.expected | result.allowed if k.family == "BRK"}
