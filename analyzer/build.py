@@ -107,6 +107,12 @@ class Builder:
             cost.attach(a, windows)
         except Exception as exc:  # runtime data is extra: the rest of the analysis stands without it
             a.run.notes.append(f"runtime analysis failed: {type(exc).__name__}: {exc}")
+        from tdiag.analyzer import eager_compare
+
+        try:
+            a.summary.vs_eager = eager_compare.compare(self.log, a.summary.runtime)
+        except Exception as exc:  # likewise extra
+            a.run.notes.append(f"the comparison with eager failed: {type(exc).__name__}: {exc}")
 
     # -- run ------------------------------------------------------------------------------------------------------
     def _run_info(self) -> RunInfo:

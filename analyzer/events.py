@@ -230,6 +230,7 @@ EVENT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "compile_start": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,), "stack": (list,)},
     "compile_end": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
     "note": {"text": (str,)},
+    "eager_baseline": {"runs": (list,), "reason": (str,), "runs_asked": (int,), "env": (dict,)},
     "crash": {
         "thread": (str,), "exception": (str,), "message": (str,), "frames": (list,), "user_stack": (list,),
         "compile_id": (str,), "gb_type": (str,), "backend_name": (str,), "inner": (dict,), "causes": (list,),

@@ -406,6 +406,29 @@ class RuntimeSummary:
 
 
 @lean_dataclass
+class EagerComparison:
+    """The measured step against the same program run with torch.compile disabled (``tdiag run --vs-eager``):
+    every output prints ``line``; analyzer/eager_compare.py fills it from the record's ``eager_baseline`` event."""
+
+    status: str = "not_requested"  # measured, not_measured, not_requested (the run has a window, no eager run)
+    reason: str | None = None  # not_measured: why
+    verdict: str | None = None  # measured: slower, faster, or within (the spread decides nothing)
+    line: str = ""  # the one line every output shows
+    detail: str = ""  # how it was judged: the spreads, the share of step pairs, the caveats
+    compiled_step_s: float | None = None  # median of the compiled window's per-step times
+    eager_step_s: float | None = None  # median of the eager windows' per-step times (all runs together)
+    speedup: float | None = None  # eager / compiled medians: above 1 the compiled step is faster
+    # share of (compiled step, eager step) pairs in which the compiled step took longer (ties count half)
+    slower_share: float | None = None
+    compiled_step_times_s: list[float] = field(default_factory=list)
+    eager_step_times_s: list[float] = field(default_factory=list)
+    eager_runs: int = 0  # eager runs that measured a window (of those asked for: eager_runs_asked)
+    eager_runs_asked: int = 0
+    eager_exit_codes: list[int] = field(default_factory=list)
+    cause: str | None = None  # slower: where the compiled step's time goes (analyzer/eager_compare.where_time_goes)
+
+
+@lean_dataclass
 class Crash:
     """The exception that stopped the program or one of its threads (analyzer/crash.py reads it from the record)."""
 
@@ -455,6 +478,8 @@ class Summary:
     findings_by_severity: dict[str, int] = field(default_factory=dict)
     runtime: RuntimeSummary | None = None  # None: the record has no runtime data (older record, import, --no-profile)
     crash: Crash | None = None  # what stopped the program, when torch.compile did (it is also the first finding)
+    # the measured step against eager (None: no measured step and no eager run to compare it with)
+    vs_eager: EagerComparison | None = None
 
 
 @lean_dataclass

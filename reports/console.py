@@ -71,6 +71,12 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
     if runtime:
         lines.append(("wrap", [(runtime, "")]))
         lines += [("wrap", [(detail, "dim")]) for detail in runtime_detail_lines(s.runtime)]
+    vs = s.vs_eager
+    if vs is not None and vs.line:  # compiled vs eager (tdiag run --vs-eager), or that it was not compared
+        tone = {"slower": "bold red", "faster": "green"}.get(vs.verdict or "", "" if vs.status == "measured" else "dim")
+        lines.append(("wrap", [(vs.line, tone)]))
+        if vs.detail:
+            lines.append(("wrap", [(vs.detail, "dim")]))
     if s.kernels_by_kind:
         lines.append(("wrap", [("kernels: " + ", ".join(f"{n} {k}" for k, n in sorted(s.kernels_by_kind.items())), "")]))
     if s.runtime is not None and s.kernels_by_kind:

@@ -99,6 +99,9 @@ class RuntimeWindow:
         self._t0_wall = 0.0
         self._measured_steps = 0
         self._last_boundary = (0.0, 0.0)  # (wall, perf_counter) of the last step boundary inside the window
+        # each measured step's own duration (between consecutive boundaries): the spread a comparison with eager
+        # needs (one window's mean says nothing of how much its steps vary)
+        self._step_us: list[int] = []
         self._sampler: Any = None  # stack_sampler.StackSampler while the window is open
         # Sample stacks only once a frame runs eagerly outside compiled code (failed to compile, past the recompile
         # limit): the sampler thread takes the GIL every 0.5 ms, a cost every other measured figure would carry.
@@ -189,7 +192,9 @@ class RuntimeWindow:
                     self._start()
             elif self.state == "measuring":
                 self._measured_steps += 1
+                previous = self._last_boundary[1]
                 self._last_boundary = (time.time(), time.perf_counter())
+                self._step_us.append(int((self._last_boundary[1] - previous) * 1e6))
                 for c in self._callables.values():  # calls inside the window's complete steps
                     c.in_steps = c.in_window
                 if self._measured_steps >= self.spec.steps or time.perf_counter() - self._t0 >= self.spec.seconds:
@@ -233,6 +238,7 @@ class RuntimeWindow:
         self.state = "measuring"
         self._compiles = []
         self._measured_steps = 0
+        self._step_us = []
         self._t0_wall = time.time()
         self._t0 = time.perf_counter()
         self._last_boundary = (self._t0_wall, self._t0)
@@ -269,6 +275,7 @@ class RuntimeWindow:
             callables=[c.public() for c in sorted(self._callables.values(), key=lambda c: -c.calls)][:20],
             window_s=window_s,
             window_us=int(window_s * 1e6),
+            step_us=list(self._step_us),
             device="cuda" if self._cuda else "cpu",
             samples=samples,
         )

@@ -121,6 +121,7 @@ class Page:
     data_json: str  # {"strings", "findings", "graphs"}: what the page script builds on demand
     capture_lines: list[str] = field(default_factory=list)  # non-empty: the capture was incomplete (banner)
     torch_notice: str | None = None  # a torch outside the tested matrix (tdiag.torch_releases)
+    vs_eager: Any = None  # the measured step against eager (Summary.vs_eager), or None
     module_rows: list[ModuleTimeRow] = field(default_factory=list)  # kernel time per module (shared view-model)
     line_rows: list[ModuleTimeRow] = field(default_factory=list)  # ... per user line that built the modules
     empty_verdict: tuple[str, str] = ("clear", "")  # (tone, sentence) shown when there are no findings
@@ -160,6 +161,7 @@ def build_page(analysis: Analysis) -> Page:
         data_json=json_for_script(_data(findings[FULL_FINDINGS:], graphs, code)),
         capture_lines=capture_health.incomplete_lines(analysis.run),
         torch_notice=analysis.run.torch_notice,
+        vs_eager=analysis.summary.vs_eager if analysis.summary.vs_eager and analysis.summary.vs_eager.line else None,
         empty_verdict=capture_health.empty_verdict(analysis),
         module_rows=module_time_rows(analysis),
         line_rows=module_time_rows(analysis, by="line"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tdiag.analyzer.crash import headline as crash_headline
+from tdiag.analyzer.eager_compare import line as eager_line
 from tdiag.reports.lint.diagnostics import diagnostic_line, ordered, span
 from tdiag.reports.lint.footer import footer
 
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
 
 def render(analysis: Analysis, options: LintOptions) -> str:
     blocks = [_finding_block(analysis, f, options) for f in ordered(analysis.findings)]
-    return "".join(blocks) + footer(analysis.findings, options, analysis.run, crash_headline(analysis))
+    return "".join(blocks) + footer(analysis.findings, options, analysis.run, crash_headline(analysis),
+                                   eager_line(analysis))
 
 
 def _finding_block(analysis: Analysis, finding: Finding, options: LintOptions) -> str:

@@ -8,6 +8,7 @@ from importlib import resources
 
 import jinja2
 from tdiag.analyzer import capture_health
+from tdiag.analyzer.eager_compare import line as eager_line
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.reports.cost_format import runtime_line
 from tdiag.reports.html.source import SourceLine, excerpt
@@ -44,6 +45,8 @@ class NotebookView:
     notes: list[str]
     record: str
     expanded: bool
+    vs_eager: str = ""  # the measured step against eager (analyzer.eager_compare.line)
+    vs_eager_slower: bool = False
 
 
 def build_view(analysis: Analysis, *, title: str = "", record: str | None = None, expanded: bool = False) -> NotebookView:
@@ -61,6 +64,8 @@ def build_view(analysis: Analysis, *, title: str = "", record: str | None = None
         notes=[*([analysis.run.torch_notice] if analysis.run.torch_notice else []), *analysis.run.notes],
         record=str(record or ""),
         expanded=expanded,
+        vs_eager=eager_line(analysis) or "",
+        vs_eager_slower=bool(s.vs_eager and s.vs_eager.verdict == "slower"),
     )
 
 

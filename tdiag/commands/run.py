@@ -35,11 +35,21 @@ class RunCommand:
             help="measure STEPS steps once SETTLE steps ran without a compile, at most SECONDS (default 20:2:2)",
         )
         parser.add_argument("--no-profile", action="store_true", help="do not measure a runtime window (no cost column)")
+        parser.add_argument(
+            "--vs-eager",
+            action="store_true",
+            help="after the program ends, run it again with TORCH_COMPILE_DISABLE=1 under the same runtime window "
+            "(its stdout and stderr discarded, its exit status ignored) and compare the measured step with eager",
+        )
+        parser.add_argument("--vs-eager-runs", type=int, metavar="N",
+                            help="eager runs for --vs-eager, implying it (default 1; more rule out a slow moment of "
+                            "the machine)")
         parser.add_argument("--nproc-per-node", type=int, metavar="N", help="launch N ranks through torchrun")
         parser.add_argument("program", help="the script to run (or the module, with -m)")
         parser.add_argument("args", nargs=argparse.REMAINDER, help="the program's own arguments")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        _check_vs_eager(args)
         if args.nproc_per_node:
             from tdiag.commands._torchrun import launch
 
@@ -66,6 +76,11 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
     except OSError as exc:
         raise TdiagError(f"cannot write the record {record_path}: {exc.strerror or exc}") from None
     pid, started = os.getpid(), time.time()
+    start = None
+    if getattr(args, "vs_eager", False):  # the eager run starts where the program did (it may change both in-process)
+        from tdiag.commands._vs_eager import starting_point
+
+        start = starting_point()
     status = None
     if not args.quiet and is_tty(sys.stderr):
         from tdiag.reports.live import LiveStatus
@@ -83,6 +98,10 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
     if os.getpid() != pid:  # a forked child that returned through us: stay silent
         return outcome.exit_code
     record_exit(writer, outcome.exit_code, outcome.reason, started)
+    if start is not None and outcome.reason != "keyboard_interrupt":
+        from tdiag.commands._vs_eager import measure_eager
+
+        measure_eager(target, args, run_dir, writer, start, time.time() - started)
     writer.close()
     show_results(args, run_dir, lead=rank in (None, 0))
     if outcome.system_exit is not None and not isinstance(outcome.system_exit.code, (int, type(None))):
@@ -125,6 +144,20 @@ def _record_on_sigterm(writer: RecordWriter, started: float):
 
     os.register_at_fork(after_in_child=in_child)
     return previous
+
+
+def _check_vs_eager(args) -> None:
+    if args.vs_eager_runs is not None:
+        args.vs_eager = True
+    if not args.vs_eager:
+        return
+    args.vs_eager_runs = 1 if args.vs_eager_runs is None else args.vs_eager_runs
+    if args.no_profile:
+        raise TdiagError("--vs-eager compares measured steps: it needs the runtime window (not --no-profile)")
+    if args.nproc_per_node:
+        raise TdiagError("--vs-eager is not supported with --nproc-per-node")
+    if args.vs_eager_runs < 1:
+        raise TdiagError("--vs-eager-runs needs N >= 1")
 
 
 def _profile_spec(args):

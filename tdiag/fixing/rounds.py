@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import field
 
+from tdiag.analyzer.eager_compare import where_time_goes
 from tdiag.analyzer.model import Analysis
 from tdiag.fixing.compare import Comparison, Metrics, compare, judge_steps
 from tdiag.fixing.plan import PlannedPatch, by_file, merged_text, plan_patches
@@ -43,7 +44,7 @@ class EagerBaseline:
     exit_code: int
     verdict: str  # "compiled slower than eager", "compiled faster than eager", "no verdict", "not measured"
     detail: str
-    cause: str | None = None  # where the compiled step's time goes, when it is slower
+    cause: str | None = None  # where the compiled step's time goes, when it is slower (shared with RUN003)
 
 
 @lean_dataclass
@@ -103,27 +104,9 @@ def eager_baseline(compiled: Runs, eager: Runs) -> EagerBaseline:
     how, faster, slower = judge_steps(e, c)  # eager is the "before"
     if slower:
         return EagerBaseline(e.step_times_s, c.step_times_s, 0, "compiled slower than eager", how,
-                             _where_time_goes(compiled[0][0]))
+                             where_time_goes(compiled[0][0].summary.runtime)[1])
     verdict = "compiled faster than eager" if faster else "no verdict" if e.step_times_s and c.step_times_s else "not measured"
     return EagerBaseline(e.step_times_s, c.step_times_s, 0, verdict, how)
-
-
-def _where_time_goes(analysis: Analysis) -> str:
-    rt = analysis.summary.runtime
-    if rt is None or rt.window_s <= 0:
-        return "the compiled run has no measured window"
-    parts = {"compiled graphs": rt.compiled_s, "eager code between and around the graphs": rt.eager_s,
-             "guard checks": rt.guard_s, "compiling inside the window": rt.compile_s}
-    name, seconds = max(parts.items(), key=lambda kv: kv[1])
-    share = ", ".join(f"{k} {v / rt.window_s:.0%}" for k, v in parts.items() if v > 0)
-    hint = {
-        "compiled graphs": "the graphs themselves run slower than eager ops (a backend without fusion, e.g. "
-                           "aot_eager, adds tracing overhead; Inductor or a larger step amortises it)",
-        "eager code between and around the graphs": "the step is mostly eager: see RUN001 and the graph breaks",
-        "guard checks": "guards dominate a tiny step: fewer, larger compiled calls",
-        "compiling inside the window": "it still compiles inside the measured window: see the RCP findings",
-    }[name]
-    return f"{name} take the largest share of the compiled step ({share}): {hint}"
 
 
 def _round(number: int, patches: list[PlannedPatch], state: _State, measure, options,

@@ -40,6 +40,9 @@ class OverviewScreen(TdiagScreen):
         runtime = runtime_breakdown(self.analysis.summary.runtime)
         if runtime is not None:
             yield Static(runtime, id="runtime")
+        vs_eager = vs_eager_line(self.analysis)
+        if vs_eager is not None:
+            yield Static(vs_eager, id="vs-eager")
         if self.analysis.findings:
             yield Static(self._top_title(), id="top-title")
             with Container(id="top-list"):
@@ -140,6 +143,17 @@ def headline(analysis: Analysis) -> Group:
     wide.add_row("kernels", kernels or "none recorded")
     wide.add_row("findings", severities or "none")
     return Group(grid, wide)
+
+
+def vs_eager_line(analysis: Analysis) -> Text | None:
+    """The measured step against eager (tdiag run --vs-eager), or that it was not compared; None: nothing to say."""
+    vs = analysis.summary.vs_eager
+    if vs is None or not vs.line:
+        return None
+    text = Text(vs.line, style={"slower": "bold red", "faster": "green"}.get(vs.verdict or "", "dim"))
+    if vs.detail:
+        text.append("\n" + vs.detail, style="dim")
+    return text
 
 
 def all_clear(analysis: Analysis) -> Text:
