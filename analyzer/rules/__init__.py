@@ -77,7 +77,7 @@ FAMILIES = {
     "DIV": "divergence across ranks",
     "CGR": "CUDA graphs",
     "DST": "distributed training",
-    "RUN": "measured runtime outside compiled code",
+    "RUN": "measured runtime",
 }
 # How a family's line is marked in the TUI's gutter (default: "finding").
 FAMILY_MARKS = {"BRK": "break", "RCP": "recompile", "DYN": "recompile", "DIV": "recompile"}
