@@ -19,6 +19,7 @@ import re
 import libcst as cst
 from tdiag.analyzer.evidence import CrashEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.suggestions import generic
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
@@ -137,7 +138,7 @@ def _disable_smallest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     if len(crash.traced) < 2:  # the line is in the compiled function itself: move it into a disabled helper
         from tdiag.analyzer.suggestions import extract_disabled
 
-        function = crash.traced[-1].function if crash.traced else finding.function
+        function = user_function_name(crash.traced[-1].function if crash.traced else finding.function)
         if not function:
             raise NoPatch("the compiled function around the line is not recorded")
         suggestion = extract_disabled.suggest(finding, ctx, function)
@@ -148,7 +149,7 @@ def _disable_smallest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     statement = next((s for s in tree.nodes((cst.SimpleStatementLine, cst.BaseCompoundStatement))
                       if tree.spans_line(s, finding.line)), None)
     func = tree.enclosing_function(statement) if statement is not None else None
-    if func is None or func.name.value != inner.function:
+    if func is None or func.name.value != user_function_name(inner.function):
         raise NoPatch(f"no function {inner.function} around {finding.path}:{finding.line} in the recorded source")
     if any("disable" in (dotted(d.decorator) or "") for d in func.decorators):
         raise NoPatch(f"{inner.function} is already disabled")

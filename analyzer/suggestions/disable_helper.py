@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.suggestions.helpers.call_sites import compiled_names
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
@@ -42,9 +43,9 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     func = _helper_at(tree, finding)
     helper = func.name.value
     ev = evidence_as(finding.evidence, BreakEvidence)
-    users = [f for f in ev.user_stack if f.is_user]
-    callers = [f for f in users[:-1] if f.function not in ("<module>", helper)]
-    if not users or users[-1].function.rpartition(".")[2] != helper or not callers:
+    users = [user_function_name(f.function).rpartition(".")[2] for f in ev.user_stack if f.is_user]
+    callers = [f for f in users[:-1] if f not in ("<module>", helper)]
+    if not users or users[-1] != helper or not callers:
         raise NoPatch(f"{helper} is the compiled function itself (no compiled caller above it in the break's stack)")
     if helper in compiled_names(tree) or helper in _compiled_arguments(tree):
         raise NoPatch(f"{helper} is compiled itself")
@@ -72,7 +73,7 @@ def _helper_at(tree: SourceTree, finding: Finding) -> cst.FunctionDef:
     func = tree.enclosing_function(statement) if statement is not None else None
     if func is None:
         raise NoPatch(f"{finding.path}:{finding.line} is not inside a function")
-    if finding.function and finding.function.rpartition(".")[2] not in (func.name.value, "<module>"):
+    if finding.function and user_function_name(finding.function).rpartition(".")[2] not in (func.name.value, "<module>"):
         raise NoPatch(f"no function {finding.function} around {finding.path}:{finding.line} in the recorded source")
     return func
 

@@ -63,7 +63,7 @@ def test_host_work_helper_is_disabled(tmp_path, session_env):
     assert rc == 0 and result["ok"], result["problems"]
     assert result["before"]["graph_breaks"] == 3 and result["after"]["graph_breaks"] == 1
     assert result["before"]["graphs"] == 2 and result["after"]["graphs"] == 2
-    assert result["before"]["findings"]["BRK005"] == 2 and "BRK005" not in result["after"]["findings"]
+    assert result["before"]["findings"]["BRK005"] == 3 and "BRK005" not in result["after"]["findings"]
     assert result["stdout_identical"] and result["after"]["exit_code"] == 0
 
 
