@@ -136,7 +136,7 @@ def _disable_smallest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     if crash is None:
         raise NoPatch("no record of torch's error at this line")
     if len(crash.traced) < 2:  # the line is in the compiled function itself: move it into a disabled helper
-        from tdiag.analyzer.suggestions import extract_disabled
+        from tdiag.analyzer.suggestions.helpers import extract_disabled
 
         function = user_function_name(crash.traced[-1].function if crash.traced else finding.function)
         if not function:

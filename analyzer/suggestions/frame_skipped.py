@@ -14,7 +14,7 @@ WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    from tdiag.analyzer.suggestions import disable_helper
+    from tdiag.analyzer.suggestions.helpers import disable_helper
 
     try:  # the skipped frame is a helper of the user's that only does host work: say so with the decorator
         return disable_helper.suggest(finding, ctx)

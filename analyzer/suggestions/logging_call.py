@@ -31,7 +31,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     try:
         return _keep_output(finding, ctx)
     except NoPatch as why_not:
-        from tdiag.analyzer.suggestions import disable_helper
+        from tdiag.analyzer.suggestions.helpers import disable_helper
 
         try:  # not replayable, but inside a helper that only logs: run the helper eagerly
             return disable_helper.suggest(finding, ctx)

@@ -55,7 +55,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     reads = reads_of(tree, name, inside)
     problem = "cannot see every use" if reads is None else only_tensor_arithmetic(tree, name, reads)
     if problem:
-        from tdiag.analyzer.suggestions import compile_dynamic
+        from tdiag.analyzer.suggestions.helpers import compile_dynamic
 
         try:  # an int that must stay an int (a size, an if): symbolic instead, on the compile of the function
             return compile_dynamic.suggest(finding, ctx, name, frame, frame_path, frame_line, expected)

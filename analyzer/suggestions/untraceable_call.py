@@ -15,7 +15,7 @@ WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    from tdiag.analyzer.suggestions import disable_helper
+    from tdiag.analyzer.suggestions.helpers import disable_helper
 
     try:  # the call is inside a helper of the user's that only does host work: disable the helper
         return disable_helper.suggest(finding, ctx)
