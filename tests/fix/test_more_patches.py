@@ -196,6 +196,14 @@ def test_host_work_helper_gets_the_decorator():
     assert "\n# writes one line\n@torch.compiler.disable\ndef log_rows(y):\n" in _applied(suggestion, source)
 
 
+def test_skipped_host_work_helper_gets_the_decorator():
+    source = HELPER.format(decorator=_PLAIN, more="sys.stdout.flush()")
+    suggestion, source = _finding("BRK006", source, 6, Analysis(), function="log_rows",
+                                  evidence=BreakEvidence(reason="graph break in loop", user_stack=list(_STACK)))
+    assert "\n@torch.compiler.disable\ndef log_rows(y):\n" in _applied(suggestion, source)
+    assert "stops trying" in suggestion.why
+
+
 @pytest.mark.parametrize("decorator, more, stack, why", [
     (_PLAIN, "return y.relu()", _STACK, "tensor compute"),
     ("@torch.compiler.disable", "pass", _STACK, "already disabled"),
@@ -207,7 +215,8 @@ def test_no_decorator_on_compute_a_disabled_helper_or_the_compiled_function(deco
 
 
 def test_no_decorator_when_the_break_is_in_library_code():
-    suggestion, _ = _brk005(HELPER.format(decorator=_PLAIN, more="pass"), library_frame=Frame("lib/x.py", 3, "w", is_user=False))
+    library = Frame("lib/x.py", 3, "w", is_user=False)
+    suggestion, _ = _brk005(HELPER.format(decorator=_PLAIN, more="pass"), library_frame=library)
     assert suggestion.patch is None
 
 

@@ -54,7 +54,8 @@ def suggest(finding: Finding, ctx: SuggestionContext, name: str, frame: str, fra
         patch=patch_for(where, replace_nodes(where.module, {node: new})),
         alternatives=[
             f"keep `{name}` constant in the hot loop, or bucket it to a few values (one graph per value)",
-            f"torch._dynamo.mark_dynamic on the tensor whose size `{name}` is, when it is one (only that size symbolic)",
+            f"torch._dynamo.mark_dynamic on the tensor whose size `{name}` is, when it is one "
+            "(only that size symbolic)",
         ],
     )
 
@@ -76,8 +77,9 @@ def _compiles_of(tree: SourceTree, func: cst.FunctionDef, func_tree: SourceTree)
         target = call.args[0].value
         if isinstance(target, cst.Name) and (target.value == func.name.value or target.value in instances):
             found.append(call)
-        elif owner and isinstance(target, cst.Call) and isinstance(target.func, cst.Name) and target.func.value == owner:
-            found.append(call)
+        elif owner and isinstance(target, cst.Call) and isinstance(target.func, cst.Name):
+            if target.func.value == owner:  # torch.compile(Net())
+                found.append(call)
     return found
 
 

@@ -161,7 +161,7 @@ def _parameters(tree: SourceTree, statement: cst.CSTNode, scope: FunctionScope) 
     function's locals and parameters, or a closure's), in order of first read."""
     names: list[str] = []
     accesses = sorted({a for s in _scopes(tree) for a in s.accesses if _inside(tree, a.node, statement)},
-                      key=lambda a: (tree.positions[a.node].start.line, tree.positions[a.node].start.column))
+                      key=lambda a: _where(tree, a.node))
     for access in accesses:
         name = access.node.value if isinstance(access.node, cst.Name) else None
         if name is None or name in names:
@@ -170,6 +170,11 @@ def _parameters(tree: SourceTree, statement: cst.CSTNode, scope: FunctionScope) 
                and not _scope_inside(tree, r.scope, statement) for r in access.referents):
             names.append(name)
     return names
+
+
+def _where(tree: SourceTree, node: cst.CSTNode) -> tuple[int, int]:
+    position = tree.positions.get(node)
+    return (position.start.line, position.start.column) if position is not None else (0, 0)
 
 
 def _returned(tree: SourceTree, statement: cst.CSTNode, scope: FunctionScope) -> list[str]:
