@@ -232,6 +232,8 @@ def _insert_before(tree: SourceTree, top: cst.CSTNode, definition: cst.FunctionD
                    call_line: cst.CSTNode) -> cst.Module:
     """The module with ``statement`` replaced by ``call_line`` and ``definition`` placed before ``top``."""
     new_top = top.deep_replace(statement, call_line)
+    if not any(line.comment is None for line in top.leading_lines):  # two blank lines between the definitions
+        new_top = new_top.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *top.leading_lines])
     body = []
     for stmt in tree.module.body:
         if stmt is top:
