@@ -45,7 +45,7 @@ def suggest(finding: Finding, ctx: SuggestionContext, function: str) -> Suggesti
     scope = tree.scopes.get(statement)
     if not isinstance(scope, FunctionScope):
         raise NoPatch("the line is not in a function's own body")
-    params = _parameters(tree, statement, scope)
+    params = _parameters(tree, statement)
     returned = _returned(tree, statement, scope)
     helper = _helper_name(tree, statement, func)
     torch = torch_alias(tree)
@@ -156,7 +156,7 @@ def _inside(tree: SourceTree, node: cst.CSTNode, statement: cst.CSTNode) -> bool
     return node is statement or any(a is statement for a in tree.ancestors(node))
 
 
-def _parameters(tree: SourceTree, statement: cst.CSTNode, scope: FunctionScope) -> list[str]:
+def _parameters(tree: SourceTree, statement: cst.CSTNode) -> list[str]:
     """Names the statement reads that some assignment outside it binds in a function scope (the compiled
     function's locals and parameters, or a closure's), in order of first read."""
     names: list[str] = []
