@@ -25,6 +25,18 @@ def report(x):
 def report(x):
     print(f"rows {x.shape[0]:.1f}")
 ```
+A line written in the compiled function itself moves into a function of its own, so only that line runs eagerly:
+```python
+@torch.compiler.disable
+def _eager_print(y):
+    print(f"rows {y.shape[0]:.1f}")
+
+@torch.compile(dynamic=True)
+def step(x):
+    y = x * 2
+    _eager_print(y)                  # was: print(f"rows {y.shape[0]:.1f}")
+    return y.sum()
+```
 or move the line out of the compiled function (after the call). Report the bug to PyTorch with the facts in the
 finding's evidence (torch version, the line, torch's message, a minimal repro).
 """
@@ -81,5 +93,6 @@ def message(crash, ctx) -> str:
 
 
 def fix(crash, ctx) -> str:
-    return ("torch.compiler.disable the smallest function around this line (the rest stays compiled), or move the "
-            "line out of the compiled function; report it to PyTorch with the facts in this finding")
+    return ("torch.compiler.disable the smallest function around this line, or move the line into a function of its "
+            "own decorated with @torch.compiler.disable (the rest stays compiled), or out of the compiled function; "
+            "report it to PyTorch with the facts in this finding")

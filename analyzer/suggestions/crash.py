@@ -7,7 +7,8 @@
 - a CUDA-graph output overwritten by a later replay (CRS007): ``torch.compiler.cudagraph_mark_step_begin()`` as the
   first statement of the loop around the compiled call, so that all calls of one iteration are one step;
 - torch's own internal error (CRS008): ``@torch.compiler.disable`` on the smallest user function around the line,
-  when that is a function the compiled one calls (the rest stays compiled), with the facts for a bug report.
+  when that is a function the compiled one calls; for a line of the compiled function itself, the line moved into
+  a new disabled helper (extract_disabled). The rest stays compiled; the facts for a bug report come along.
 Anything else: the rule's fix line (NoPatch says why there is no patch).
 """
 
@@ -18,6 +19,7 @@ import re
 import libcst as cst
 from tdiag.analyzer.evidence import CrashEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.suggestions import generic
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
@@ -131,15 +133,23 @@ DISABLE_WHY = (
 def _disable_smallest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     crash = next((c for c in ctx.analysis.crashes if c.kind == "torch_internal" and c.site is not None
                   and (c.site.path, c.site.line) == (finding.path, finding.line)), None)
-    if crash is None or len(crash.traced) < 2:
-        raise NoPatch("the line is in the compiled function itself: move it out of the compiled function (after "
-                      "the call), or into a function of its own decorated with @torch.compiler.disable")
+    if crash is None:
+        raise NoPatch("no record of torch's error at this line")
+    if len(crash.traced) < 2:  # the line is in the compiled function itself: move it into a disabled helper
+        from tdiag.analyzer.suggestions.helpers import extract_disabled
+
+        function = user_function_name(crash.traced[-1].function if crash.traced else finding.function)
+        if not function:
+            raise NoPatch("the compiled function around the line is not recorded")
+        suggestion = extract_disabled.suggest(finding, ctx, function)
+        suggestion.alternatives.append(bug_report(finding, ctx))
+        return suggestion
     tree = ctx.tree(finding.path)
     inner = crash.traced[-1]
     statement = next((s for s in tree.nodes((cst.SimpleStatementLine, cst.BaseCompoundStatement))
                       if tree.spans_line(s, finding.line)), None)
     func = tree.enclosing_function(statement) if statement is not None else None
-    if func is None or func.name.value != inner.function:
+    if func is None or func.name.value != user_function_name(inner.function):
         raise NoPatch(f"no function {inner.function} around {finding.path}:{finding.line} in the recorded source")
     if any("disable" in (dotted(d.decorator) or "") for d in func.decorators):
         raise NoPatch(f"{inner.function} is already disabled")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.library_causes import library_name
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.helpers.context import SuggestionContext
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
 
 WHY = (
     "When a graph break happens where Dynamo cannot resume (inside a loop body, a try or with block, a generator), "
@@ -14,6 +14,12 @@ WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    from tdiag.analyzer.suggestions.helpers import disable_helper
+
+    try:  # the skipped frame is a helper of the user's that only does host work: say so with the decorator
+        return disable_helper.suggest(finding, ctx)
+    except NoPatch:
+        pass
     ev = evidence_as(finding.evidence, BreakEvidence)
     reason = ev.reason or "an unsupported construct"
     return Suggestion(

@@ -1,7 +1,8 @@
 """BRK004: print / logging / warnings inside compiled code. The patch keeps the output: a ``print`` is replayed
 after the graph (``reorderable_logging_functions``), a module logger's method is skipped while tracing
 (logger_switch). A print whose replay could print something else (an argument changed in place later) gets no
-patch, only the text fix: a patch that cannot keep the program's output is never offered."""
+such patch: a patch that cannot keep the program's output is never offered. When neither applies and the call is
+inside a helper of the user's that only does host work, the helper is disabled (disable_helper)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,18 @@ _LOGGING_ROOTS = ("print", "logging", "logger", "log", "warnings", "LOGGER", "_l
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    try:
+        return _keep_output(finding, ctx)
+    except NoPatch as why_not:
+        from tdiag.analyzer.suggestions.helpers import disable_helper
+
+        try:  # not replayable, but inside a helper that only logs: run the helper eagerly
+            return disable_helper.suggest(finding, ctx)
+        except NoPatch:
+            raise why_not from None
+
+
+def _keep_output(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     tree = ctx.tree(finding.path)
     statement = next(
         (s for s in tree.nodes_on_line(cst.SimpleStatementLine, finding.line) if is_expression_statement_call(s)),

@@ -3,6 +3,7 @@
 Passed as a 0-d tensor the value is data, not a constant baked into the graph. The patch wraps the argument in
 ``torch.tensor(...)`` at every call of the compiled function in its file, and only when the function uses the
 parameter purely in tensor arithmetic (a tensor in ``range()``, a shape or an ``if`` would break or change type).
+An int used as a size or in an ``if`` gets ``dynamic=True`` on its torch.compile instead (compile_dynamic).
 """
 
 from __future__ import annotations
@@ -54,7 +55,13 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     reads = reads_of(tree, name, inside)
     problem = "cannot see every use" if reads is None else only_tensor_arithmetic(tree, name, reads)
     if problem:
-        raise NoPatch(f"a tensor `{name}` would not behave like the number inside {frame}: {problem}")
+        from tdiag.analyzer.suggestions.helpers import compile_dynamic
+
+        try:  # an int that must stay an int (a size, an if): symbolic instead, on the compile of the function
+            return compile_dynamic.suggest(finding, ctx, name, frame, frame_path, frame_line, expected)
+        except NoPatch as why_not:
+            raise NoPatch(f"a tensor `{name}` would not behave like the number inside {frame}: {problem}; "
+                          f"and no dynamic=True patch: {why_not}") from None
     torch = torch_alias(tree)
     replacements = {}
     for call in calls_to(tree, frame):

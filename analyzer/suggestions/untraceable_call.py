@@ -1,4 +1,5 @@
-"""BRK005: a call Dynamo will not trace (a C function, a skipped library, an unsupported builtin)."""
+"""BRK005: a call Dynamo will not trace (a C function, a skipped library, an unsupported builtin). Inside a helper
+of the user's that only does host work, the patch disables the helper (disable_helper); elsewhere the options."""
 
 from __future__ import annotations
 
@@ -14,12 +15,18 @@ WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    from tdiag.analyzer.suggestions.helpers import disable_helper
+
+    try:  # the call is inside a helper of the user's that only does host work: disable the helper
+        return disable_helper.suggest(finding, ctx)
+    except NoPatch as why_not:
+        helper_note = str(why_not)
     callee = _callee(finding, ctx) or "the call"
     shown = f"`{callee}`" if callee != "the call" else callee
     return Suggestion(
         title=f"Keep {shown} out of the graph, or register it as an op",
         why=WHY,
-        patch_note="no patch: which option fits depends on what the function does",
+        patch_note=f"no patch: which option fits depends on what the function does ({helper_note})",
         alternatives=[
             f"move {shown} out of the compiled function: call it before and pass the result in "
             "(best when it does not depend on tensors computed inside)",
