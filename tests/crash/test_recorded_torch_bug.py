@@ -23,6 +23,6 @@ def test_torch_2_14_1s_format_crash_is_named_a_torch_bug():
     assert first.message.startswith("the program stopped: torch.compile failed inside torch 2.14 (a torch bug, not "
                                     "your code): ValueError: Unknown format code 'f' for object of type 'str'")
     assert [f.code for f in analysis.findings if f.family == "CRS"] == ["CRS008"]
-    # the line is in the compiled function itself: no function to disable around it, and the fix says what to do
-    assert first.suggestion.patch is None and "move it out of the compiled function" in first.suggestion.patch_note
+    # the line is in the compiled function itself: it moves into a new disabled helper, the rest stays compiled
+    assert first.suggestion.patch and "+    _eager_print(step, val)" in first.suggestion.patch.splitlines()
     assert "report it to PyTorch (github.com/pytorch/pytorch/issues): torch 2.14.1" in first.suggestion.alternatives[-1]

@@ -219,12 +219,19 @@ def test_scalar_argument_becomes_a_tensor_at_every_call():
     assert "scale(a, torch.tensor(2))" in patched and "scale(a, k=torch.tensor(3))" in patched
 
 
-@pytest.mark.parametrize("body", ["return x * 2 if k > 1 else x", "return x.view(k, -1)", "return x * k, range(k)"])
-def test_scalar_argument_used_as_a_number_stays(body):
+@pytest.mark.parametrize("body, dynamic", [("return x * 2 if k > 1 else x", True), ("return x.view(k, -1)", True),
+                                           ("return x * k, range(k)", False)])
+def test_scalar_argument_used_as_a_number_stays(body, dynamic):
+    """A tensor `k` would not behave like the number there, so it is never wrapped; where `k` is a size or a
+    condition, dynamic=True on the compile makes it symbolic instead (a range() bound specialises either way)."""
     source = f"import torch\n@torch.compile\ndef scale(x, k):\n    {body}\nscale(a, 2)\n"
     suggestion, _ = _suggest("RCP002", source, line=4, evidence=RecompileEvidence(
         subject="k", frame="scale", frame_path="m.py", frame_line=2, expected="2"))
-    assert suggestion.patch is None and suggestion.patch_note
+    assert "torch.tensor(" not in (suggestion.patch or "")
+    if dynamic:
+        assert "+@torch.compile(dynamic=True)" in suggestion.patch.splitlines()
+    else:
+        assert suggestion.patch is None and suggestion.patch_note
 
 
 def test_recompile_limit_is_loud_and_names_the_cause():
