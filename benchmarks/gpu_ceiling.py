@@ -7,9 +7,10 @@ Inductor on CUDA, for the ceiling programs that fit the time budget. No network:
 Programs run cheapest first, each `--runs 2 --repeat 1`. Before each, its cost is estimated from the programs
 already measured (their seconds per unit of `COST`, the relative cost of a run on CPU); one that would not finish
 inside the budget, or whose library is not installed, is not started (`CHECK ceiling_<program>: SKIP ...`), and
-every subprocess of the one running is stopped at the budget's end, so the call returns the lines of what ran. Prints `CHECK ceiling_<program>: PASS|FAIL
-...` per program (PASS: tdiag's rounds recover at least 90% of the hand-fixed gain, or the hand-fixed gain is within
-the runs' spread and tdiag is no slower than before), a `CHECK ceiling_budget` line, and the markdown table.
+every subprocess of the one running is stopped at the budget's end, so the call returns the lines of what ran.
+Prints `CHECK ceiling_<program>: PASS|FAIL ...` per program (PASS: tdiag's rounds recover at least 90% of the
+hand-fixed gain, or the hand-fixed gain is within the runs' spread and tdiag is no slower than before), a
+`CHECK ceiling_budget` line, and the markdown table.
 """
 
 from __future__ import annotations
@@ -86,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"CHECK ceiling_{name}: {'PASS' if ok else 'FAIL'} {detail}; {figures}; rounds={r.rounds} "
               f"kept={len(r.kept)} left={left_codes} ({spent:.0f} s){' ' + r.error if r.error else ''}", flush=True)
     total = time.monotonic() - started
-    print(f"CHECK ceiling_budget: {'PASS' if not skipped else 'FAIL'} {len(results)} programs measured in {total:.0f} s "
-          f"of {args.budget:.0f} s" + (f"; not run: {', '.join(skipped)}" if skipped else ""), flush=True)
+    print(f"CHECK ceiling_budget: {'PASS' if not skipped else 'FAIL'} {len(results)} programs measured in "
+          f"{total:.0f} s of {args.budget:.0f} s" + (f"; not run: {', '.join(skipped)}" if skipped else ""), flush=True)
     print(bench_ceiling.table(results, f"device cuda (H200), backend inductor, best of {RUNS} runs"))
     return 0
 
