@@ -23,9 +23,11 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +44,8 @@ class Result:
     kept: list[str] = field(default_factory=list)
     left: dict[str, int] = field(default_factory=dict)  # findings after the last kept round
     error: str = ""
+    fix: dict = field(default_factory=dict)  # `tdiag fix --format json` as it answered
+    patched: str = ""  # the program after tdiag's kept rounds
 
     def best(self, version: str) -> float | None:
         return min(self.times.get(version) or [None], key=lambda t: t if t is not None else float("inf"))
@@ -73,18 +77,43 @@ def env_for(timing_file: Path | None, extra: dict[str, str] | None = None) -> di
     return env
 
 
-def timed(script: Path, args: list[str], extra_env: dict[str, str] | None = None, timeout: int = 900) -> float | None:
+def within(seconds: float, deadline: float | None) -> float:
+    """A subprocess timeout: `seconds`, or what is left before `deadline` (time.monotonic()) when that is sooner."""
+    return seconds if deadline is None else max(1.0, min(seconds, deadline - time.monotonic()))
+
+
+def run(cmd: list[str], timeout: float, **kwargs) -> subprocess.CompletedProcess:
+    """subprocess.run in a session of its own: past `timeout` the whole process group is killed (tdiag fix's
+    program runs included), then TimeoutExpired is raised."""
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                          **kwargs) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def timed(script: Path, args: list[str], extra_env: dict[str, str] | None = None, timeout: float = 900,
+          deadline: float | None = None) -> float | None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "t.json"
-        proc = subprocess.run([sys.executable, script.name, *args], cwd=script.parent, env=env_for(out, extra_env),
-                              capture_output=True, text=True, timeout=timeout)
+        try:
+            proc = run([sys.executable, script.name, *args], within(timeout, deadline), cwd=script.parent,
+                       env=env_for(out, extra_env))
+        except subprocess.TimeoutExpired:
+            print(f"  {script.name} stopped: past the time budget", file=sys.stderr)
+            return None
         if proc.returncode != 0 or not out.exists():
             print(f"  {script.name} failed (exit {proc.returncode}): {proc.stderr.strip()[-600:]}", file=sys.stderr)
             return None
         return json.loads(out.read_text())["step_s"]
 
 
-def tdiag_rounds(name: str, args: list[str], work: Path, result: Result, repeat: int) -> Path | None:
+def tdiag_rounds(name: str, args: list[str], work: Path, result: Result, repeat: int,
+                 deadline: float | None = None) -> Path | None:
     """Record NAME.py in a temporary git project, let `tdiag fix --verify --apply` take its rounds; the patched file."""
     project = work / "project"
     project.mkdir(parents=True)
@@ -94,21 +123,27 @@ def tdiag_rounds(name: str, args: list[str], work: Path, result: Result, repeat:
     for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "program"]):
         subprocess.run(git + cmd, cwd=project, check=True, capture_output=True)
     record = work / "record"
-    subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(record), f"{name}.py", *args],
-                   cwd=project, env=env_for(None), capture_output=True, text=True, timeout=1800)
+    try:
+        run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(record), f"{name}.py", *args],
+            within(1800, deadline), cwd=project, env=env_for(None))
+    except subprocess.TimeoutExpired:
+        result.error = "tdiag run stopped: past the time budget"
+        return None
     if not (record / "events.jsonl").exists():
         result.error = "tdiag run left no record"
         return None
-    proc = subprocess.run(
-        [sys.executable, "-m", "tdiag", "fix", str(record), "--verify", "--apply", "--repeat", str(repeat),
-         "--format", "json"],
-        cwd=project, env=env_for(None), capture_output=True, text=True, timeout=3600,
-    )
+    try:
+        proc = run([sys.executable, "-m", "tdiag", "fix", str(record), "--verify", "--apply", "--repeat", str(repeat),
+                    "--format", "json"], within(3600, deadline), cwd=project, env=env_for(None))
+    except subprocess.TimeoutExpired:  # the program as tdiag left it: the rounds applied so far
+        result.error = "tdiag fix stopped: past the time budget"
+        return project / f"{name}.py"
     try:
         data = json.loads(proc.stdout)
     except ValueError:
         result.error = f"tdiag fix failed: {proc.stderr.strip()[-400:]}"
         return project / f"{name}.py"
+    result.fix = data
     result.rounds = data.get("rounds", 0)
     result.kept = [p["id"] for p in data.get("kept") or []]
     kept_runs = [c for c in data.get("verification", []) if c.get("kept")]
@@ -117,10 +152,12 @@ def tdiag_rounds(name: str, args: list[str], work: Path, result: Result, repeat:
     return project / f"{name}.py"
 
 
-def measure(name: str, args: list[str], runs: int, repeat: int) -> Result:
+def measure(name: str, args: list[str], runs: int, repeat: int, deadline: float | None = None) -> Result:
+    """The four versions of NAME; with `deadline` (time.monotonic()), every subprocess stops there."""
     result = Result(name, {v: [] for v in VERSIONS})
     with tempfile.TemporaryDirectory(prefix="tdiag-ceiling-") as tmp:
-        patched = tdiag_rounds(name, args, Path(tmp), result, repeat)
+        patched = tdiag_rounds(name, args, Path(tmp), result, repeat, deadline)
+        result.patched = patched.read_text() if patched is not None else ""
         scripts = {"before": PROGRAMS / f"{name}.py", "tdiag": patched, "hand": PROGRAMS / f"{name}_fixed.py",
                    "eager": PROGRAMS / f"{name}.py"}
         for _ in range(runs):  # interleaved: each version sees the machine in the same states
@@ -128,7 +165,7 @@ def measure(name: str, args: list[str], runs: int, repeat: int) -> Result:
                 if scripts[version] is None:
                     continue
                 extra = {"TORCH_COMPILE_DISABLE": "1"} if version == "eager" else None
-                t = timed(scripts[version], args, extra)
+                t = timed(scripts[version], args, extra, deadline=deadline)
                 if t is not None:
                     result.times[version].append(t)
     return result
@@ -158,11 +195,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="timed runs of each version (the best is kept)")
     parser.add_argument("--repeat", type=int, default=2, help="tdiag fix --verify --repeat")
     parser.add_argument("--markdown", type=Path, help="write the table to this file")
+    parser.add_argument("--keep", type=Path, help="write NAME.fix.json (tdiag fix's answer) and NAME.tdiag.py here")
     args = parser.parse_args(argv)
     results = []
     for name in programs(args.only):
         print(f"{name}: tdiag rounds, then {args.runs} timed runs of each version", flush=True)
         results.append(measure(name, ["--device", args.device, "--backend", args.backend], args.runs, args.repeat))
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=True)
+            (args.keep / f"{name}.fix.json").write_text(json.dumps(results[-1].fix, indent=1))
+            (args.keep / f"{name}.tdiag.py").write_text(results[-1].patched)
         print(table(results[-1:], ""), flush=True)
     text = table(results, f"device {args.device}, backend {args.backend}, best of {args.runs} runs (± half the range)")
     print(text)

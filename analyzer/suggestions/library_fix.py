@@ -332,22 +332,41 @@ def _nth_or_keyword(call: cst.Call, name: str, index: int) -> cst.BaseExpression
 
 def _model_statement(tree: SourceTree, finding: Finding) -> tuple[str, cst.SimpleStatementLine, bool]:
     """(the model's name, the statement to insert at, insert before it?): before ``cmodel = torch.compile(model)``,
-    else after the module-level assignment of the module the line calls."""
+    else after the assignment of the module the line calls; searched in the functions around the line (a program
+    written in a ``main()``), then at module level."""
     call = _library_call(tree, finding)
     callee = callee_name(call)
     if callee is None or not isinstance(call.func, cst.Name):
         raise NoPatch("the call does not go through a plain name")
-    for stmt in tree.module.body:
-        assign = _assignment_to(stmt, callee)
-        if assign is None:
-            continue
-        value = assign.value
-        if isinstance(value, cst.Call) and tree.qualified(value.func) == "torch.compile" and value.args \
-                and isinstance(value.args[0].value, cst.Name):
-            return value.args[0].value.value, stmt, True
-        if callee not in compiled_names(tree):
-            return callee, stmt, False
-    raise NoPatch(f"no module-level assignment of `{callee}` to set the attribute on")
+    functions = {f.name.value for f in tree.nodes(cst.FunctionDef)}
+    scopes = [a.body.body for a in tree.ancestors(call) if isinstance(a, cst.FunctionDef)] + [tree.module.body]
+    for body in scopes:
+        for stmt in body:
+            assign = _assignment_to(stmt, callee)
+            if assign is None:
+                continue
+            value = assign.value
+            if isinstance(value, cst.Call) and tree.qualified(value.func) == "torch.compile" and value.args:
+                model = value.args[0].value
+                if isinstance(model, cst.Name) and model.value in functions:
+                    raise NoPatch(f"`{callee}` compiles the function `{model.value}`, not the model")
+                if _model_expression(model):  # `model`, or `model.get_base_model()` (peft's wrapped model)
+                    return tree.code(model), stmt, True
+            if callee not in compiled_names(tree):
+                return callee, stmt, False
+    raise NoPatch(f"no assignment of `{callee}` to set the attribute on")
+
+
+def _model_expression(expr: cst.BaseExpression) -> bool:
+    """A name, or attributes and argument-less calls on one (``model.base_model.model``, ``model.get_base_model()``)."""
+    while isinstance(expr, (cst.Attribute, cst.Call)):
+        if isinstance(expr, cst.Call):
+            if expr.args:
+                return False
+            expr = expr.func
+        else:
+            expr = expr.value
+    return isinstance(expr, cst.Name)
 
 
 def _built_model_statement(tree: SourceTree, library: str | None) -> tuple[str, cst.SimpleStatementLine, bool]:
@@ -384,9 +403,9 @@ def _assignment_to(stmt, name: str) -> cst.Assign | None:
 
 
 def _insert(tree: SourceTree, at: cst.SimpleStatementLine, statements: list, before: bool) -> str:
-    body = list(tree.module.body)
-    i = body.index(at) + (0 if before else 1)
-    return patch_for(tree, tree.module.with_changes(body=[*body[:i], *statements, *body[i:]]))
+    """The statements put before (or after) ``at``, in whichever body holds it (the module's, a function's)."""
+    placed = [*statements, at] if before else [at, *statements]
+    return patch_for(tree, tree.module.deep_replace(at, cst.FlattenSentinel(placed)))
 
 
 def _after_imports(tree: SourceTree, statements: list) -> str:

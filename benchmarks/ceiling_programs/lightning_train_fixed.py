@@ -1,0 +1,64 @@
+"""Lightning: a LightningModule compiled as Lightning's "Speed up models by compiling them" guide shows
+(`model = torch.compile(model)`, then `trainer.fit(model)`: Lightning compiles `training_step` with it); hand-fixed:
+the step only returns its loss, which is read and printed in `on_train_batch_end` (a hook Lightning runs
+uncompiled), the batch dimension is marked dynamic for the smaller last batch, and the step is compiled whole
+(fullgraph=True)."""
+
+import argparse
+
+import lightning as L
+import torch
+from _timing import StepTimer
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Classifier(L.LightningModule):
+    def __init__(self, timer):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(32, 128), torch.nn.ReLU(), torch.nn.Linear(128, 128),
+                                       torch.nn.ReLU(), torch.nn.Linear(128, 4))
+        self.timer = timer
+        self.losses = []
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return torch.nn.functional.cross_entropy(self.net(x), y)
+
+    def on_train_batch_start(self, batch, batch_idx):
+        for t in batch:  # 16 rows, then 8 in the last batch of an epoch
+            torch._dynamo.mark_dynamic(t, 0)
+        self.timer.start()
+
+    def on_train_batch_end(self, outputs, batch, batch_idx):
+        self.losses.append(outputs["loss"].item())
+        if batch_idx % 8 == 0:
+            print(f"batch {batch_idx} loss {self.losses[-1]:.4f}")
+        self.timer.stop()
+
+    def on_train_epoch_end(self):
+        print(f"epoch {self.current_epoch} mean loss {sum(self.losses) / len(self.losses):.4f}")
+        self.losses.clear()
+
+    def configure_optimizers(self):
+        return torch.optim.AdamW(self.parameters(), lr=1e-3)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--backend", default="aot_eager")
+    parser.add_argument("--epochs", type=int, default=3)
+    args = parser.parse_args()
+
+    torch.manual_seed(0)
+    data = TensorDataset(torch.randn(200, 32), torch.randint(0, 4, (200,)))  # 12 batches of 16, then one of 8
+    timer = StepTimer(warmup=14, device=args.device)
+    model = torch.compile(Classifier(timer), backend=args.backend, fullgraph=True)
+    trainer = L.Trainer(max_epochs=args.epochs, accelerator="gpu" if args.device.startswith("cuda") else "cpu",
+                        devices=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                        enable_model_summary=False)
+    trainer.fit(model, DataLoader(data, batch_size=16))
+
+
+if __name__ == "__main__":
+    main()
