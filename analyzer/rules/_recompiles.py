@@ -104,7 +104,7 @@ def guard_kinds(*kinds: str):
     return matches
 
 
-WORDS = ("frame", "subject", "kind", "guard", "dim", "dim_index", "values", "compiled_for")  # the fields of words(): a claiming rule's templates may name only these (checked at load)
+WORDS = ("frame", "subject", "kind", "guard", "dim", "dim_index", "values", "compiled_for", "value_fix")  # the fields of words(): a claiming rule's templates may name only these (checked at load)
 
 
 def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
@@ -118,7 +118,18 @@ def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
         "dim_index": f.dim if f and f.dim is not None else 0,
         "values": f" (expected {f.expected}, got {f.actual})" if f and f.expected and f.actual else "",
         "compiled_for": f" (compiled for {f.expected})" if f and f.expected else "",
+        "value_fix": _value_fix(f),
     }
+
+
+def _value_fix(f: GuardFailure | None) -> str:
+    """A changing length is a container that grows (a list on the module filled each call): a tensor of its length
+    would not stop the guard; the container belongs outside the compiled code."""
+    if f is not None and f.kind == "length":
+        return (f"keep the growing container out of the compiled function ({subject_name(f)} changes every call): "
+                "fill it after the call returns, or in a framework hook (Lightning: on_train_batch_end), or keep its "
+                "length constant")
+    return f"pass {subject_name(f)} as a tensor, or keep it constant across calls"
 
 
 def recompile_check(rule, module):

@@ -22,5 +22,5 @@ from tdiag.analyzer.rules._recompiles import guard_kinds
 RULE = Rule("RCP002", "scalar-recompile", "warning", "Recompiled because a Python scalar changed",
             suggester="scalar_arg", claims="recompiles", priority=20,
             message="{frame} recompiled: Python value {subject} changed{compiled_for}",
-            fix="pass {subject} as a tensor, or keep it constant across calls")
+            fix="{value_fix}")
 matches = guard_kinds("value", "length")

@@ -32,6 +32,12 @@ WHY = (
     "stay specialised). A tensor argument is data: one graph serves every value."
 )
 
+LENGTH_WHY = (
+    "Dynamo guards on the length of a Python list or dict the compiled code reads or appends to, so a container that "
+    "grows on every call fails the guard every call and compiles again, until the recompile limit sends the rest "
+    "to eager. Kept outside the compiled function, the container is never guarded."
+)
+
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     from tdiag.analyzer.suggestions.helpers import module_int_attr, optimizer_hparams
@@ -83,6 +89,14 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    evidence = evidence_as(finding.evidence, RecompileEvidence) if finding.code == "RCP002" else None
+    if evidence is not None and (evidence.subject or "").startswith("len("):
+        return Suggestion(  # a container that grows every call: a tensor of its length would not stop the guard
+            title=f"Keep the growing container out of the compiled function ({evidence.subject} changes every call)",
+            why=LENGTH_WHY,
+            alternatives=["fill the container after the compiled call returns (return the value from the compiled "
+                          "function)", "in a framework, in its hook after the step (Lightning: on_train_batch_end)"],
+        )
     name = _held_by_user(finding, ctx) or _target(finding)[0] or "the value"
     return Suggestion(
         title=f"Keep `{name}` fixed across calls, or pass it as a tensor",

@@ -77,3 +77,19 @@ def test_tlparse_comp_failure_log_yields_the_failed_compile(tmp_path):
     assert f.code == "CMP003" and f.path.endswith("test/dynamo/test_misc.py") and f.line == 10755
     assert f.evidence.fail_type == "BackendCompilerFailed"
     assert "RuntimeError: broken backend" in f.message and "eagerly" in f.message
+
+
+def test_a_list_growing_inside_the_compiled_forward_is_not_a_tensor_fix(recorded, torch_account):
+    """`self.seen.append(...)` in a compiled forward: torch guards on `len(self.seen)` and recompiles every call (its
+    own trace: 3 recompiles for 4 calls). Passing the length as a tensor would not stop that guard; the advice is to
+    keep the container out of the compiled function."""
+    program = "growing_list.py"
+    run_dir, proc = recorded(program)
+    assert proc.returncode == 0 and "calls 4" in proc.stdout, proc.stderr
+    torch_says = torch_account(PROGRAMS / program)
+    assert len(torch_says.recompile_reasons) == 3
+    assert any("len(self.seen) == 1" in r for r in torch_says.recompile_reasons)
+    (length,) = [f for f in build(run_dir).findings if f.code == "RCP002"]
+    assert length.line == line_of(program, "# CALL")
+    assert "keep the growing container out of the compiled function" in length.fix
+    assert "as a tensor" not in length.fix and "tensor" not in length.suggestion.title
