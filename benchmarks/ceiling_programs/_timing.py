@@ -5,6 +5,7 @@ the steps after ``warmup`` (compiles settle there) is written to that file as JS
 program's stdout is the same in every version and `tdiag fix --verify` can compare it.
 """
 
+import argparse
 import atexit
 import json
 import os
@@ -38,3 +39,13 @@ class StepTimer:
         if path and steady:
             with open(path, "w") as f:
                 json.dump({"step_s": statistics.median(steady), "steps": len(steady), "all_steps": len(self.samples)}, f)
+
+
+def program_arguments(**ints: int) -> argparse.Namespace:
+    """Every ceiling program's command line: --device, --backend, and its own integer options (name=default)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--backend", default="aot_eager")
+    for name, default in ints.items():
+        parser.add_argument(f"--{name}", type=int, default=default)
+    return parser.parse_args()

@@ -1,19 +1,13 @@
 """transformers BERT (a tiny config, built from it: no download) fine-tuned for classification with a sequence
 length that changes per batch and an accuracy read with `.item()` inside the compiled step."""
 
-import argparse
-
 import torch
-from _timing import StepTimer
+from _timing import StepTimer, program_arguments
 from transformers import BertConfig, BertForSequenceClassification
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--backend", default="aot_eager")
-    parser.add_argument("--steps", type=int, default=24)
-    args = parser.parse_args()
+    args = program_arguments(steps=24)
 
     torch.manual_seed(0)
     config = BertConfig(num_hidden_layers=2, num_attention_heads=2, hidden_size=64, intermediate_size=128,

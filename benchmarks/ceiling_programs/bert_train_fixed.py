@@ -2,19 +2,13 @@
 length that changes per batch; hand-fixed: the accuracy count returned as a tensor and read after the call, the
 sequence length marked dynamic, the step compiled whole (fullgraph=True)."""
 
-import argparse
-
 import torch
-from _timing import StepTimer
+from _timing import StepTimer, program_arguments
 from transformers import BertConfig, BertForSequenceClassification
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--backend", default="aot_eager")
-    parser.add_argument("--steps", type=int, default=24)
-    args = parser.parse_args()
+    args = program_arguments(steps=24)
 
     torch.manual_seed(0)
     config = BertConfig(num_hidden_layers=2, num_attention_heads=2, hidden_size=64, intermediate_size=128,

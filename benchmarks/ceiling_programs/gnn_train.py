@@ -2,10 +2,8 @@
 change per batch, as NeighborLoader's do; no dataset download), the model compiled as PyG's "Compiled Graph Neural
 Networks" guide shows (`model = torch.compile(model)`). GCNConv adds the missing self-loops on every call."""
 
-import argparse
-
 import torch
-from _timing import StepTimer
+from _timing import StepTimer, program_arguments
 from torch_geometric.nn import GCNConv
 
 
@@ -21,11 +19,7 @@ class GCN(torch.nn.Module):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--backend", default="aot_eager")
-    parser.add_argument("--steps", type=int, default=24)
-    args = parser.parse_args()
+    args = program_arguments(steps=24)
 
     torch.manual_seed(0)
     graphs = []

@@ -5,10 +5,8 @@ boolean mask, whose output size depends on the data: a graph break) added once p
 (GCNConv(..., add_self_loops=False) then computes the same), the node and edge counts marked dynamic, the model
 compiled whole (fullgraph=True)."""
 
-import argparse
-
 import torch
-from _timing import StepTimer
+from _timing import StepTimer, program_arguments
 from torch_geometric.nn import GCNConv
 from torch_geometric.utils import add_remaining_self_loops
 
@@ -25,11 +23,7 @@ class GCN(torch.nn.Module):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--backend", default="aot_eager")
-    parser.add_argument("--steps", type=int, default=24)
-    args = parser.parse_args()
+    args = program_arguments(steps=24)
 
     torch.manual_seed(0)
     graphs = []

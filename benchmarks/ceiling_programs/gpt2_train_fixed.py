@@ -2,19 +2,13 @@
 compiled step that prints its loss; hand-fixed: the loss printed after the call from the returned value, the
 sequence length marked dynamic, transformers' loss_type set, the step compiled whole (fullgraph=True)."""
 
-import argparse
-
 import torch
-from _timing import StepTimer
+from _timing import StepTimer, program_arguments
 from transformers import GPT2Config, GPT2LMHeadModel
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--backend", default="aot_eager")
-    parser.add_argument("--steps", type=int, default=24)
-    args = parser.parse_args()
+    args = program_arguments(steps=24)
 
     torch.manual_seed(0)
     config = GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=256, n_positions=128)

@@ -3,11 +3,9 @@
 keeps its loss with `.item()` and prints a progress line (`self.log` inside a compiled step stops Dynamo on torch
 2.13), and the last batch of every epoch is smaller than the others."""
 
-import argparse
-
 import lightning as L
 import torch
-from _timing import StepTimer
+from _timing import StepTimer, program_arguments
 from torch.utils.data import DataLoader, TensorDataset
 
 
@@ -42,11 +40,7 @@ class Classifier(L.LightningModule):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--backend", default="aot_eager")
-    parser.add_argument("--epochs", type=int, default=3)
-    args = parser.parse_args()
+    args = program_arguments(epochs=3)
 
     torch.manual_seed(0)
     data = TensorDataset(torch.randn(200, 32), torch.randint(0, 4, (200,)))  # 12 batches of 16, then one of 8

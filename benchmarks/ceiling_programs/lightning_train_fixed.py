@@ -4,11 +4,9 @@ the step only returns its loss, which is read and printed in `on_train_batch_end
 uncompiled), the batch dimension is marked dynamic for the smaller last batch, and the step is compiled whole
 (fullgraph=True)."""
 
-import argparse
-
 import lightning as L
 import torch
-from _timing import StepTimer
+from _timing import StepTimer, program_arguments
 from torch.utils.data import DataLoader, TensorDataset
 
 
@@ -44,11 +42,7 @@ class Classifier(L.LightningModule):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--backend", default="aot_eager")
-    parser.add_argument("--epochs", type=int, default=3)
-    args = parser.parse_args()
+    args = program_arguments(epochs=3)
 
     torch.manual_seed(0)
     data = TensorDataset(torch.randn(200, 32), torch.randint(0, 4, (200,)))  # 12 batches of 16, then one of 8

@@ -1,10 +1,8 @@
 """tdiag's own benchmark program (benchmarks/fix_programs/mlp_train.py) with step timing: a branch on a tensor
 value (BRK001), `.item()` (BRK002) and batches of three sizes (RCP001)."""
 
-import argparse
-
 import torch
-from _timing import StepTimer
+from _timing import StepTimer, program_arguments
 from torch import nn
 
 
@@ -37,13 +35,7 @@ class Model(nn.Module):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--backend", default="aot_eager")
-    parser.add_argument("--steps", type=int, default=40)
-    parser.add_argument("--dim", type=int, default=64)
-    parser.add_argument("--depth", type=int, default=2)
-    args = parser.parse_args()
+    args = program_arguments(steps=40, dim=64, depth=2)
 
     torch.manual_seed(0)
     model = Model(args.dim, args.depth).to(args.device)

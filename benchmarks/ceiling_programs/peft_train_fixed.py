@@ -4,20 +4,14 @@ own loop on batches padded to their longest sequence; hand-fixed: transformers' 
 warning was the break that made Dynamo skip peft's whole forward), the sequence length marked dynamic, the peft
 model compiled whole (fullgraph=True)."""
 
-import argparse
-
 import torch
-from _timing import StepTimer
+from _timing import StepTimer, program_arguments
 from peft import LoraConfig, get_peft_model
 from transformers import GPT2Config, GPT2LMHeadModel
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--backend", default="aot_eager")
-    parser.add_argument("--steps", type=int, default=24)
-    args = parser.parse_args()
+    args = program_arguments(steps=24)
 
     torch.manual_seed(0)
     base = GPT2LMHeadModel(GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=256, n_positions=128))

@@ -3,20 +3,15 @@ train_unconditional example does (DDPMScheduler.add_noise, MSE on the noise), th
 torch.compile (diffusers' guide compiles the UNet; here the step around it too). The loop draws one timestep per
 batch as a Python int, and the step reads its loss with `.item()` for the log."""
 
-import argparse
 import random
 
 import torch
-from _timing import StepTimer
+from _timing import StepTimer, program_arguments
 from diffusers import DDPMScheduler, UNet2DModel
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--backend", default="aot_eager")
-    parser.add_argument("--steps", type=int, default=24)
-    args = parser.parse_args()
+    args = program_arguments(steps=24)
 
     torch.manual_seed(0)
     random.seed(0)

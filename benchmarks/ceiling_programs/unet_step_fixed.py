@@ -3,20 +3,15 @@ train_unconditional example does (DDPMScheduler.add_noise, MSE on the noise), th
 torch.compile; hand-fixed: the timestep passed as a tensor (a Python int is a constant to Dynamo: a new value
 compiles again), the loss read after the call from the returned tensor, the step compiled whole (fullgraph=True)."""
 
-import argparse
 import random
 
 import torch
-from _timing import StepTimer
+from _timing import StepTimer, program_arguments
 from diffusers import DDPMScheduler, UNet2DModel
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--backend", default="aot_eager")
-    parser.add_argument("--steps", type=int, default=24)
-    args = parser.parse_args()
+    args = program_arguments(steps=24)
 
     torch.manual_seed(0)
     random.seed(0)
