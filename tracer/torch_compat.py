@@ -110,7 +110,7 @@ TOUCHPOINTS: tuple[Touchpoint, ...] = (
     Touchpoint("torch._dynamo.resume_execution.ContinueExecutionCache", "tracer/bytecode.py",
                "maps resume functions' bytecode back to the user's code object",
                "offsets after a resume stay in the resume function's numbering"),
-    Touchpoint("torch._dynamo.callback.callback_handler", "tracer/progress.py",
+    Touchpoint("torch._dynamo.callback.callback_handler", "tracer/compile_callbacks.py",
                "compile start/end brackets: live progress, lazy-backward compile time",
                "no live progress"),
     Touchpoint("torch._dynamo.eval_frame", "tracer/progress.py",

@@ -31,7 +31,8 @@ def package_dirs() -> list[str]:
 
 def leaks(text: str) -> list[str]:
     found = [d for d in package_dirs() if d in text]
-    found += [n for n in INTERNAL_NAMES if n in text]
+    # as identifiers: `compiled_step` in a stack is tdiag's wrapper; `compiled_step_s` is a field of the data model
+    found += [n for n in INTERNAL_NAMES if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text)]
     found += PACKAGE_RELATIVE.findall(text)
     return sorted(set(found))
 
