@@ -8,7 +8,6 @@ from typing import Any
 from tdiag.analyzer import events as events_mod
 from tdiag.analyzer.crash import ending, op_sites, read_crashes
 from tdiag.analyzer.events import EventLog, TorchEvent
-from tdiag.analyzer.finish import finish
 from tdiag.analyzer.model import (
     Analysis,
     CompiledGraph,
@@ -56,14 +55,49 @@ def pick_hook(queue: list[dict[str, Any]], parsed) -> dict[str, Any] | None:
 
 
 def build(record: Any, suggestions: bool = True) -> Analysis:
-    """Analyse a record (run directory, event file, or an already loaded EventLog).
+    """Analyse a record (run directory, event file, or an already loaded EventLog) through the stages of
+    analyzer/stages.py: facts, then judgement, under one fault policy.
 
     ``suggestions=False`` leaves ``Finding.suggestion`` empty except where a suggestion words the finding's fix
     (analyzer/finish.py): the console summary at the end of ``tdiag run`` shows only ``Finding.fix``, the same fix as
     every other output, and need not pay for libcst and the patches of the others.
     """
+    from tdiag.analyzer import stages
+
     log = record if isinstance(record, EventLog) else events_mod.load(record)
-    return Builder(log).build(suggestions=suggestions)
+    builder = Builder(log)
+    a = builder.analysis
+    a.run = builder._run_info()  # the record's own account of the run: read before any stage, never fails on data
+    a.sources = {builder.paths.display(p): text for p, text in log.sources.items()}
+    facts = stages.Facts(log, a, builder.paths, patches=suggestions)
+    facts.builder = builder
+    stages.run(facts)
+    from tdiag.analyzer.capture_health import record_limits
+
+    record_limits(a, log)  # a record that cannot support an all-clear says why (interrupted, cut short, unreadable)
+    return a
+
+
+# -- the stages of analyzer/stages.py that read the record's Dynamo events ------------------------------------------
+def graph_facts(facts) -> None:
+    """Compiled graphs, graph breaks, recompilations and frames, in that order (each reads the one before)."""
+    builder, a = facts.builder, facts.analysis
+    a.graphs = builder._graphs()
+    a.breaks = builder._breaks()
+    a.recompiles = builder._recompiles()
+    a.frames = builder._frames()
+
+
+def crash_facts(facts) -> None:
+    a = facts.analysis
+    a.crashes = read_crashes(facts.log.crashes, facts.paths, a.recompiles)
+    op_sites(a.crashes, a, facts.paths)
+
+
+def summary(facts) -> None:
+    a = facts.analysis
+    a.summary = facts.builder._summary()
+    a.summary.vs_eager = facts.get("vs_eager")
 
 
 class Builder:
@@ -72,47 +106,6 @@ class Builder:
         self.paths = PathMapper(log.header.get("root"), log.header.get("tool_paths"), log.header.get("cwd"),
                                 labels=log.source_labels)
         self.analysis = Analysis()
-
-    def build(self, suggestions: bool = True) -> Analysis:
-        a = self.analysis
-        a.run = self._run_info()
-        a.sources = {self.paths.display(p): text for p, text in self.log.sources.items()}
-        a.graphs = self._graphs()
-        a.breaks = self._breaks()
-        a.recompiles = self._recompiles()
-        a.frames = self._frames()
-        a.crashes = read_crashes(self.log.crashes, self.paths, a.recompiles)
-        op_sites(a.crashes, a, self.paths)
-        self._attach_compiler_detail()
-        from tdiag.analyzer.faults import record_fault
-        from tdiag.analyzer.rules import run_rules
-
-        try:  # each rule's fault costs only its findings (run_rules); this is the machinery around them
-            a.findings = run_rules(a, self.log)
-        except Exception as exc:
-            a.findings = []
-            record_fault(a, "analysis", "the rules", exc)
-        a.summary = self._summary()
-        self._attach_runtime()
-        finish(a, patches=suggestions)  # the one layer that finishes each finding's text and the order
-        return a
-
-    def _attach_runtime(self) -> None:
-        """Measured runtime window -> graph/kernel runtime, finding costs; ranking by cost when one was measured."""
-        from tdiag.analyzer import cost, runtime
-
-        a = self.analysis
-        try:
-            windows = runtime.attach(a, self.log)
-            cost.attach(a, windows)
-        except Exception as exc:  # runtime data is extra: the rest of the analysis stands without it
-            a.run.notes.append(f"runtime analysis failed: {type(exc).__name__}: {exc}")
-        from tdiag.analyzer import eager_compare
-
-        try:
-            a.summary.vs_eager = eager_compare.compare(self.log, a.summary.runtime)
-        except Exception as exc:  # likewise extra
-            a.run.notes.append(f"the comparison with eager failed: {type(exc).__name__}: {exc}")
 
     # -- run ------------------------------------------------------------------------------------------------------
     def _run_info(self) -> RunInfo:
@@ -426,24 +419,6 @@ class Builder:
                 f.automatic_dynamic.append(decision)
         return list(frames.values())
 
-    # -- compiler detail (kernels) --------------------------------------------------------------------------------
-    def _attach_compiler_detail(self) -> None:
-        try:
-            from tdiag.analyzer import kernels
-        except ImportError:
-            return
-        try:
-            kernels.attach(self.analysis, self.log)
-        except Exception as exc:  # kernel detail is extra; the break/recompile analysis must still come out
-            self.analysis.run.notes.append(f"kernel analysis failed: {type(exc).__name__}: {exc}")
-        from tdiag.analyzer import cudagraphs, distributed
-
-        for part in (cudagraphs, distributed):
-            try:
-                part.attach(self.analysis, self.log)
-            except Exception as exc:  # as above: extra detail never costs the rest
-                self.analysis.run.notes.append(f"{part.__name__.rsplit('.', 1)[-1]} analysis failed: {type(exc).__name__}: {exc}")
-
     # -- summary --------------------------------------------------------------------------------------------------
     def _summary(self) -> Summary:
         a = self.analysis
@@ -461,6 +436,7 @@ class Builder:
             kernels_by_kind=dict(sorted(kinds.items())),
             findings_by_severity=dict(Counter(f.severity for f in a.findings)),
             crash=ending(a.crashes),
+            compile_cache=a.summary.compile_cache,  # set by attach_compile_cache, before the rules
         )
 
 

@@ -90,7 +90,13 @@ def lines(problems: list[CaptureProblem]) -> list[str]:
 
 
 def analysis_line(problem: AnalysisProblem) -> str:
-    """``analysis incomplete: rule CMP002 failed: KeyError: 'x' (its findings are missing; traceback in /tmp/...)``."""
+    """``analysis incomplete: rule CMP002 failed: KeyError: 'x' (its findings are missing; traceback in /tmp/...)``;
+    ``analysis incomplete: kernels failed: ...`` for a stage (analyzer/stages.py), with the stages it cost;
+    ``record cannot support an all-clear: ...`` for a record that ends before the program did (``record_limits``)."""
+    if problem.part == "record":
+        return f"{RECORD_LIMIT}: {problem.message}"
+    if problem.part == "stage":
+        return _stage_line(problem)
     who, lost = {"rule": (f"rule {problem.name}", "its findings are missing"),
                  "suggester": (f"suggester {problem.name}", "its patches are missing")}.get(
         problem.part, (problem.name, "findings may be missing"))
@@ -98,6 +104,60 @@ def analysis_line(problem: AnalysisProblem) -> str:
     cause = f"{problem.exception}: {problem.message}" if problem.message else problem.exception
     saved = f"traceback in {problem.traceback_file}" if problem.traceback_file else "traceback not saved"
     return f"analysis incomplete: {who} failed{times}: {cause} ({lost}; {saved})"
+
+
+def _stage_line(problem: AnalysisProblem) -> str:
+    from tdiag.analyzer.stages import STAGES
+
+    produces = {s.name: s.produces for s in STAGES}
+    lost = f"{produces.get(problem.name, 'its facts')}: missing"
+    if problem.skipped:
+        lost += "; skipped for want of them: " + ", ".join(problem.skipped)
+    cause = f"{problem.exception}: {problem.message}" if problem.message else problem.exception
+    saved = f"traceback in {problem.traceback_file}" if problem.traceback_file else "traceback not saved"
+    return f"analysis incomplete: {problem.name} failed: {cause} ({lost}; {saved})"
+
+
+RECORD_LIMIT = "record cannot support an all-clear"
+UNKNOWN_AFTER = "findings after that point are unknown"
+
+
+def record_limits(analysis: Any, log: Any) -> None:
+    """Keep, as ``analysis_problems`` of part ``record``, why this record cannot support an all-clear: the run was
+    interrupted, the record ends before the program did, lines of it could not be read, or the program exited with
+    an error before anything was compiled. Every output then says so and lint and diff exit 2 (``is_incomplete``)."""
+    run = analysis.run
+    for name, message in _limits(analysis, log):
+        run.analysis_problems.append(AnalysisProblem(part="record", name=name, exception="", message=message))
+
+
+def _limits(analysis: Any, log: Any) -> list[tuple[str, str]]:
+    from tdiag.analyzer.crash import ending
+
+    # the graphs and crashes themselves, not the summary's counts: a failed summary stage must not read as "nothing
+    # compiled"
+    run, compiled, crash = analysis.run, len(analysis.graphs), ending(analysis.crashes)
+    single = len(getattr(log, "headers", [])) <= 1
+    limits = []
+    if run.exit_reason == "keyboard_interrupt":
+        # a compile the interrupt cut off leaves metrics without guarded code ("empty"): not a finished compile
+        finished = sum(1 for g in analysis.graphs if g.status == "ok")
+        started = compiled or any(b.get("type") == "compile_start" for b in getattr(log, "compile_brackets", []))
+        when = ("during the first compile" if started else "before anything was compiled") if not finished else (
+            f"after {finished} compile(s)")
+        limits.append(("interrupted", f"the run was interrupted (Ctrl-C) {when}: {UNKNOWN_AFTER}"))
+    elif single and not run.complete and run.source == "tdiag run":
+        limits.append(("cut short", "the record ends before the program did (no exit event: the program was killed, "
+                                    f"called os._exit(), or the record was cut short): {UNKNOWN_AFTER}"))
+    unreadable = list(getattr(log, "problems", []))
+    if unreadable:
+        more = f" and {len(unreadable) - 1} more" if len(unreadable) > 1 else ""
+        limits.append(("unreadable", f"{unreadable[0]}{more}: what the record held there is unknown"))
+    if (single and not compiled and run.exit_reason != "keyboard_interrupt" and run.exit_code not in (0, None)
+            and crash is None):
+        limits.append(("never compiled", f"the program exited with code {run.exit_code} before anything was compiled "
+                                         "(it stopped on its own: see its output): there is nothing to judge"))
+    return limits
 
 
 def incomplete_lines(run: Any) -> list[str]:
@@ -123,6 +183,8 @@ def empty_verdict(analysis: Any) -> tuple[str, str]:
         return "stopped", f"No findings selected, but torch.compile stopped this program ({headline(analysis)}): this is not an all-clear."
     if analysis.run.capture_problems:
         return "incomplete", "No findings in what was captured, but the capture was incomplete: this is not an all-clear."
+    if any(p.part == "record" for p in analysis.run.analysis_problems):
+        return "incomplete", "No findings in what the record holds, but it cannot support an all-clear."
     if analysis.run.analysis_problems:
         return "incomplete", "No findings from the rules that ran, but the analysis was incomplete: this is not an all-clear."
     if s.frames_compiled == 0:

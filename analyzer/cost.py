@@ -5,8 +5,8 @@ How a finding is costed is its rule's ``cost`` model (analyzer/rules: ``Rule.cos
 - A graph break's cost is the eager time its frame ran after its graph, up to the resumed graph (``after`` time of
   the compile ids where it broke), plus the call overhead of the resume function's graph the break created
   (``_resume_overhead``), measured in the window: ``basis: measured``. The eager part alone is ``attributed``.
-- Recompile-family and compile findings cost the compile time of their graphs: inside the window when a compile
-  happened there (a recompile storm; ``measured``), else their compile seconds over the whole run (``compile``).
+- Recompile-family and compile findings cost the compile time of their graphs over the whole run (``compile``):
+  seconds paid once per compile, never shown per step, also when a compile happened inside the window.
 - Kernel findings cost the measured device time of the kernels they name (CUDA; ``measured``).
 - Frames that run eagerly outside any compiled frame (``samples``: a frame Dynamo skipped, one past the recompile
   limit) cost the share of the window's stack samples in which their function was on the stepping thread's stack
@@ -43,10 +43,45 @@ CAVEATS = {
 }
 
 
+def stage(facts) -> None:
+    """The cost stage of analyzer/stages.py: the measured window placed in the Analysis (graphs, kernels, summary),
+    then each finding's cost; compile costs stand without a window."""
+    from tdiag.analyzer.runtime import place
+
+    window = facts.get("runtime")
+    if window is not None:
+        place(facts.analysis, window)
+    attach(facts.analysis, window.windows if window is not None else [])
+
+
+def break_caveat(training: bool, inductor: bool) -> str:
+    """What a break's cost leaves out, naming only what applies to this run: no backward graph in an inference
+    run, no lost fusion without Inductor (CAVEATS["break"] is the sentence with every part)."""
+    parts = (["the backward graph the break splits in two"] if training else []) + [
+        "the forward piece before the break compiled as a graph of its own", "the resumed frame's guards"]
+    if inductor:
+        parts.append("the fusion Inductor loses across the break")
+    listed = ", ".join(parts[:-1]) + " and " + parts[-1]
+    return (f"a lower bound on what removing the break saves: it leaves out {listed}; "
+            "`tdiag fix --verify --each` measures the saving")
+
+
+def _run_kind(analysis: Analysis, windows: list[RankWindow]) -> tuple[bool, bool]:
+    """(training, inductor): a backward ran (compiled by AOTAutograd, or eagerly inside the window), Inductor
+    compiled a graph."""
+    training = any(g.aot is not None and g.aot.has_backward for g in analysis.graphs) or any(
+        w.summary.eager_parts.get("eager backward", 0.0) > 0 for w in windows)
+    inductor = any("inductor" in g.stages or g.kernels or g.output_code_refs for g in analysis.graphs)
+    return training, inductor
+
+
 def attach(analysis: Analysis, windows: list[RankWindow]) -> None:
     total_compile = sum(g.compile_time_s for g in analysis.graphs) or None
+    caveat = break_caveat(*_run_kind(analysis, windows))
     for f in analysis.findings:
         f.cost = _cost(analysis, f, windows, total_compile)
+        if f.cost is not None and f.cost.lower_bound:
+            f.cost.caveat = caveat
     _net_of_sampled(analysis)
     runtime = analysis.summary.runtime
     if runtime is None or runtime.status != "measured" or not windows:
@@ -86,10 +121,12 @@ def _cost(analysis: Analysis, f: Finding, windows: list[RankWindow], total_compi
             cost.caveat, cost.lower_bound = CAVEATS["break"], True
         return cost
     if model == "compile":
-        in_window = [(sum(w.compile_s.get(c, 0.0) for c in _cids(f, w)), w) for w in windows]
-        best = max(in_window, key=lambda p: p[0], default=(0.0, None))
-        cost = _measured(best) if best[0] > 0 else _compile_cost(analysis, f, total_compile)
-        if cost is not None and cost.total_s > 0 and f.family == "RCP":
+        # compile seconds, once: never a per-step figure, even when a compile fell inside the window (a one-off
+        # compile divided by the window's steps reads as a cost every step pays)
+        cost = _compile_cost(analysis, f, total_compile)
+        from tdiag.analyzer.rules import RECOMPILE_FAMILIES
+
+        if cost is not None and cost.total_s > 0 and f.family in RECOMPILE_FAMILIES:
             cost.caveat = CAVEATS["compile"]
         return cost
     if model in ("evidence", "eager_other") and windows:

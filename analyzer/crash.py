@@ -14,7 +14,7 @@ from typing import Any
 
 from tdiag.analyzer.model import Crash, Recompile, Site
 from tdiag.analyzer.paths import PathMapper
-from tdiag.analyzer.ranking import first_stopped
+from tdiag.analyzer.stopped import first_stopped
 
 from tdiag.lazy_regex import lazy_regex
 

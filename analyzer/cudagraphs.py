@@ -42,6 +42,11 @@ KINDS = (  # (kind, test on torch's reason text), first match wins
 )
 
 
+def stage(facts) -> None:
+    """The cudagraphs stage of analyzer/stages.py."""
+    attach(facts.analysis, facts.log)
+
+
 def attach(analysis: Analysis, log: Any) -> None:
     """Set ``CompiledGraph.cudagraph`` on every graph torch made a CUDA-graph decision about."""
     infos: dict[tuple[Any, str], CudaGraphInfo] = defaultdict(CudaGraphInfo)

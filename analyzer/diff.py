@@ -6,11 +6,15 @@ Measured cost (issue 11): each finding present in both runs carries its cost bef
 the summary's measured window becomes time per step before/after, split like the window (``RuntimeDelta``). Timing
 deltas are reported, never regressions: a measured window is noisy and machine-dependent. So are the findings of
 ``TIMING_FAMILIES`` (a measured share over a threshold): listed as new or fixed, never a regression.
+A record that cannot support an all-clear (interrupted, cut short, unreadable lines, an incomplete capture or
+analysis: ``capture_health.is_incomplete``) cannot say a finding went away: a finding absent from it is "unknown",
+never "fixed" (and one absent from such a base is "unknown", never "new"); `tdiag diff` exits 2 on it.
 Pure: no torch, no rendering.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Callable, Hashable
 from dataclasses import field
@@ -18,11 +22,9 @@ from typing import Any
 
 from tdiag.analyzer.model import SEVERITY_RANK, Analysis, Cost, Finding, RuntimeSummary
 from tdiag.analyzer.rules import TIMING_FAMILIES
+from tdiag.analyzer.verdict import count_changes
 
 from tdiag.lean_dataclass import lean_dataclass
-
-# Counts whose growth is a regression: each one more means more graphs to launch or more compiles to pay for.
-REGRESSION_COUNTS = ("graphs", "graph_breaks", "recompiles")
 
 
 @lean_dataclass(frozen=True)
@@ -103,6 +105,10 @@ class AnalysisDiff:
     unchanged: list[tuple[Finding, Finding]] = field(default_factory=list)  # (base, new)
     counts: dict[str, CountDelta] = field(default_factory=dict)
     runtime: RuntimeDelta | None = None  # None when neither record has runtime data
+    cache: list[Any] = field(default_factory=list)  # analyzer/cache_diff.CacheMissCause: why NEW missed a cache
+    # findings present on one side only, where the other record cannot support an all-clear: (finding, which side
+    # it is absent from: "base" or "new")
+    unknown: list[tuple[Finding, str]] = field(default_factory=list)
 
     def cost_delta(self, base: Finding, new: Finding) -> CostDelta | None:
         """The pair's cost before/after; None when neither run gave it a cost."""
@@ -118,10 +124,10 @@ class AnalysisDiff:
             for f in self.new
             if SEVERITY_RANK.get(f.severity, len(SEVERITY_RANK)) <= threshold and f.family not in TIMING_FAMILIES
         ]
-        for name in REGRESSION_COUNTS:
-            delta = self.counts.get(name)
-            if delta is not None and delta.change > 0:
-                reasons.append(f"{name.replace('_', ' ')}: {_number(delta.base)} -> {_number(delta.new)}")
+        # a count that grew is worse by analyzer/verdict.py's definition, the one `tdiag fix` judges by too
+        before, after = {k: d.base for k, d in self.counts.items()}, {k: d.new for k, d in self.counts.items()}
+        reasons += [f"{c.name.replace('_', ' ')}: {_number(c.before)} -> {_number(c.after)}"
+                    for c in count_changes(before, after) if c.worse]
         return reasons
 
     def to_dict(self, fail_on: str = "warning") -> dict[str, Any]:
@@ -132,8 +138,11 @@ class AnalysisDiff:
             "counts": {k: {"base": d.base, "new": d.new, "change": round(d.change, 3)} for k, d in self.counts.items()},
             "regressions": self.regressions(fail_on),
         }
+        if self.unknown:  # only then: a diff of two complete records keeps its documented shape
+            out["unknown"] = [{**_finding_ref(f), "absent_from": side} for f, side in self.unknown]
         if self.runtime is not None:
             out["runtime"] = self.runtime.to_dict()
+        out["compile_cache"] = [dataclasses.asdict(c) for c in self.cache]
         return out
 
     def _cost_entry(self, base: Finding, new: Finding) -> dict[str, Any]:
@@ -148,6 +157,17 @@ def diff(base: Analysis, new: Analysis) -> AnalysisDiff:
         pairs, base_left, new_left = _match(base_left, new_left, key)
         result.unchanged.extend(pairs)
     result.fixed, result.new = base_left, new_left
+    from tdiag.analyzer.cache_diff import explain_misses
+
+    result.cache = explain_misses(base, new)
+    from tdiag.analyzer.capture_health import is_incomplete
+
+    if is_incomplete(new.run):  # gone from a record that cannot say so: unknown, not fixed
+        result.unknown += [(f, "new") for f in result.fixed]
+        result.fixed = []
+    if is_incomplete(base.run):
+        result.unknown += [(f, "base") for f in result.new]
+        result.new = []
     return result
 
 
@@ -161,6 +181,11 @@ def count_deltas(base: Analysis, new: Analysis) -> dict[str, CountDelta]:
         "eager_fallbacks": CountDelta(b.eager_fallbacks, n.eager_fallbacks),
         "compile_time_s": CountDelta(round(b.compile_time_s, 3), round(n.compile_time_s, 3)),
     }
+    for cache in ("fx_graph", "aot_autograd"):  # only where both runs recorded cache events: never "0 misses"
+        before, after = (getattr(s.compile_cache, cache, None) if s.compile_cache else None for s in (b, n))
+        if before is not None and after is not None:
+            for state in ("hit", "miss", "bypass"):
+                deltas[f"cache.{cache}.{state}"] = CountDelta(getattr(before, state), getattr(after, state))
     for kind in sorted(set(b.kernels_by_kind) | set(n.kernels_by_kind)):
         deltas[f"kernels.{kind}"] = CountDelta(b.kernels_by_kind.get(kind, 0), n.kernels_by_kind.get(kind, 0))
     return deltas

@@ -34,6 +34,11 @@ WRAPPERS = {  # a path fragment of the wrapper's module -> its name (first match
 }
 
 
+def stage(facts) -> None:
+    """The distributed stage of analyzer/stages.py."""
+    attach(facts.analysis, facts.log)
+
+
 def attach(analysis: Analysis, log: Any) -> None:
     """Set ``CompiledGraph.ddp_buckets`` from DDPOptimizer's split events."""
     paths = PathMapper(log.header.get("root"), log.header.get("tool_paths"), log.header.get("cwd"))

@@ -66,9 +66,16 @@ def events(log: Any) -> list[dict[str, Any]]:
     return [ev for ev in getattr(log, "other", []) if ev.get("type") == EVENT] if log is not None else []
 
 
-def compare(log: Any, runtime: RuntimeSummary | None) -> EagerComparison | None:
+def stage(facts: Any) -> EagerComparison | None:
+    """The vs_eager stage of analyzer/stages.py, from the runtime stage's window."""
+    window = facts.get("runtime")
+    return compare(facts.log, window.summary if window else None, window.step_us if window else [])
+
+
+def compare(log: Any, runtime: RuntimeSummary | None, step_us: list[float] | None = None) -> EagerComparison | None:
     """The comparison of the record's measured step with its eager runs; None when there is neither (no measured
-    step, no eager run: nothing to say)."""
+    step, no eager run: nothing to say). ``step_us``: the lead rank's per-step times (analyzer/runtime.py's facts;
+    None: read from the log)."""
     found = events(log)
     measured = runtime is not None and runtime.status == "measured" and runtime.steps > 0
     if not found:
@@ -100,7 +107,7 @@ def compare(log: Any, runtime: RuntimeSummary | None) -> EagerComparison | None:
         result.reason = why
         result.line = f"not compared with eager: {why}"
         return result
-    compiled_steps = [v * 1e-6 for v in _step_us(log, runtime)]
+    compiled_steps = [v * 1e-6 for v in (_step_us(log) if step_us is None else step_us)]
     if not compiled_steps:  # a window from a tdiag without per-step times: its mean, one value
         compiled_steps = [runtime.window_s / runtime.steps]
     result.status = "measured"
@@ -176,14 +183,12 @@ def slower_share(compiled: list[float], eager: list[float]) -> float:
     return wins / (len(compiled) * len(ordered)) if compiled and ordered else 0.0
 
 
-def _step_us(log: Any, runtime: RuntimeSummary) -> list[float]:
+def _step_us(log: Any) -> list[float]:
     """The per-step times of the lead rank's measured window (the one ``runtime`` describes)."""
-    from tdiag.analyzer.runtime import runtime_events
+    from tdiag.analyzer.runtime import parse
 
-    for ev in sorted(runtime_events(log), key=lambda e: -1 if e.get("rank") is None else e["rank"]):
-        if ev.get("status") == "measured" and isinstance(ev.get("step_us"), list):
-            return [v for v in ev["step_us"] if isinstance(v, (int, float)) and v >= 0]
-    return []
+    window = parse(log)
+    return window.step_us if window is not None else []
 
 
 def _compiled_exit(log: Any) -> int | None:

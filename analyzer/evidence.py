@@ -94,8 +94,20 @@ class BreakEvidence(Evidence):
     chain: list[dict[str, Any]] = field(default_factory=list)
     LAID_OUT: ClassVar[tuple[str, ...]] = ("reason", "explanation", "hints", "user_stack", "source")
 
+    def skipped_call(self):
+        """The function Dynamo skipped (a ``SkippedCall``: name, file, torch's skip reason), when this break is torch's
+        skipped-function break; read from torch's debug context and explanation."""
+        from tdiag.analyzer.skipped_call import skipped_call
+
+        return skipped_call(self.reason, self.explanation, self.context)
+
     def facts(self) -> list[tuple[str, str]]:
         rows = []
+        skipped = self.skipped_call()
+        if skipped is not None:
+            where = f" ({skipped.file})" if skipped.file else ""
+            rows.append(("skipped call",
+                         f"{skipped.name}{where}: {skipped.why}; torch's skip reason: {skipped.reason}"))
         if self.opname or self.offset is not None:
             where = f" in {self.code_name}" if self.code_name else ""
             rows.append(("bytecode", f"{self.opname or '?'} at offset {self.offset}{where}"))
@@ -344,3 +356,18 @@ class RuntimeShareEvidence(Evidence):
     parts_ms_per_step: dict[str, float] = field(default_factory=dict)
     device_busy_s: float | None = None
     partial: bool = False
+
+
+@evidence_kind
+@lean_dataclass(kw_only=True)
+class CompileCacheEvidence(Evidence):
+    """A compile cache that was off, bypassed, cold or missed where another rank hit (CCH*)."""
+
+    kind: str = field(default="compile_cache", init=False)
+    cache: str = ""  # fx_graph, aot_autograd, or "all"
+    state: str = ""  # disabled, bypass, miss
+    cause: str = ""  # in the user's words
+    torch_reason: str | None = None  # torch's own words (a bypass's reason, the switch that turned it off)
+    seconds: float = 0.0  # compile seconds it cost in this run (torch's time_taken, or the graphs' compile time)
+    graphs: int = 0
+    ranks: dict[str, str] = field(default_factory=dict)  # multi-rank: rank -> hit/miss for the same key

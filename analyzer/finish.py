@@ -15,13 +15,19 @@ lint's and a record without such findings pays nothing.
 from __future__ import annotations
 
 from tdiag.analyzer.model import Analysis, Finding
-from tdiag.analyzer.ranking import rank_key
+from tdiag.analyzer.ranking import drop_contradictions, rank_key
 
 # Suggesters (Rule.suggester) that word the finding's one-line fix from the user's source (Suggestion.fix).
 FIX_WORDING_SUGGESTERS = frozenset({"mark_dynamic"})
 
 
+def stage(facts) -> None:
+    """The finish stage of analyzer/stages.py."""
+    finish(facts.analysis, patches=facts.patches)
+
+
 def finish(analysis: Analysis, patches: bool = True) -> None:
+    drop_contradictions(analysis)
     findings = analysis.findings
     for f in findings:
         if f.cost is not None and f.cost.note:
@@ -43,10 +49,10 @@ def fix_from_suggestion(f: Finding) -> bool:
     """Whether a suggestion may word this finding's fix: a cause inside a library (its fix is applied from the
     user's line), or a rule whose suggester names what the user's code holds."""
     from tdiag.analyzer.library_causes import cause_frame, match
+    from tdiag.analyzer.rules import BREAK_FAMILIES, get_rule
 
-    if match(f) is not None or (f.family == "BRK" and cause_frame(f) is not None):
+    if match(f) is not None or (f.family in BREAK_FAMILIES and cause_frame(f) is not None):
         return True
-    from tdiag.analyzer.rules import get_rule
 
     rule = get_rule(f.code)
     return rule is not None and rule.suggester in FIX_WORDING_SUGGESTERS

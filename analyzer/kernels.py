@@ -55,6 +55,11 @@ class GraphEvents:
         return events[-1].payload if events else None
 
 
+def stage(facts) -> None:
+    """The kernels stage of analyzer/stages.py."""
+    attach(facts.analysis, facts.log)
+
+
 def attach(analysis: Analysis, log: EventLog) -> None:
     KernelTableBuilder(analysis, log).run()
 
@@ -63,7 +68,9 @@ class KernelTableBuilder:
     def __init__(self, analysis: Analysis, log: EventLog):
         self.analysis = analysis
         self.log = log
-        self.paths = PathMapper(log.header.get("root"), log.header.get("tool_paths"), log.header.get("cwd"))
+        # generated code may come from a cache filled by another checkout: its paths are read as this run's files
+        self.paths = PathMapper(log.header.get("root"), log.header.get("tool_paths"), log.header.get("cwd"),
+                                live_files=log.sources)
         self.lowering = _lowering_status(log)
         self.launches = _launches(log)
         self.compile_seconds = {e.get("source_key"): e.get("seconds") for e in log.other if e.get("type") == "kernel_compile"}

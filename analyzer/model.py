@@ -15,6 +15,7 @@ import typing
 from dataclasses import field
 from typing import Any
 
+from tdiag.analyzer.compile_cache import CacheCounts, CacheOutcome, CompileCacheSummary  # noqa: F401 (schema types)
 from tdiag.analyzer.evidence import Evidence, OtherEvidence, evidence_class
 
 from tdiag.lean_dataclass import lean_dataclass
@@ -120,6 +121,7 @@ class GuardFailure:
     source: str | None = None
     path: str | None = None
     line: int | None = None
+    hint: str | None = None  # torch's own hint on the guard ("(HINT: ... allow_unspec_int_on_nn_module ...)")
 
 
 @lean_dataclass
@@ -255,6 +257,7 @@ class CompiledGraph:
     compile_time_s: float = 0.0
     stages: dict[str, float] = field(default_factory=dict)  # dynamo, aot, inductor, codegen, ... seconds
     cache: dict[str, str] = field(default_factory=dict)  # fx_graph: hit|miss|bypass, aotautograd: ...
+    cache_outcomes: list[CacheOutcome] = field(default_factory=list)  # every cache lookup (analyzer/compile_cache.py)
     fail_type: str | None = None
     fail_reason: str | None = None
     restart_reasons: list[str] = field(default_factory=list)  # why Dynamo restarted tracing (torch's words)
@@ -301,6 +304,13 @@ class Suggestion:
     patch_note: str | None = None  # why no patch is offered (e.g. "source changed since the record")
     alternatives: list[str] = field(default_factory=list)
     fix: str | None = None  # the one-line fix it words for the finding (analyzer/finish.py); None: the rule's stays
+    # other patches for the same finding, in the order `tdiag fix --verify` tries them when this one does not verify
+    # and pay (the optimizer's implementations: which is fastest is measured, never assumed)
+    candidates: list[Suggestion] = field(default_factory=list)
+    # the patch compiles more code by design (the compiled optimizer step: its own graphs, and torch's deliberate
+    # break before the step): `tdiag fix --verify` does not count those graphs and breaks against it, and keeps it
+    # only when the step is measured faster
+    adds_graphs: bool = False
 
 
 @lean_dataclass
@@ -373,7 +383,8 @@ class Cost:
 
 @lean_dataclass
 class RuntimeSummary:
-    """The measured runtime window: a partition of its wall time (compiled + eager + guard + compile = window)."""
+    """The measured runtime window: a partition of its wall time (compiled + eager + guard + compile + recording =
+    window)."""
 
     status: str = "not_measured"  # measured, not_measured
     reason: str | None = None  # why not measured
@@ -385,6 +396,9 @@ class RuntimeSummary:
     eager_s: float = 0.0  # outside compiled graphs: between graphs (breaks) and around them (user code)
     guard_s: float = 0.0
     compile_s: float = 0.0
+    # CUDA-graph recordings inside the window (torch brackets them like compiles: CallbackTrigger.CUDAGRAPH_RECORDING),
+    # named apart from compile_s: a window that holds one is not a run of replays
+    recording_s: float = 0.0
     attributed_s: float = 0.0  # eager time attributed to findings
     unattributed_s: float = 0.0  # eager time no finding explains (the program's own eager code)
     basis: str = "none"  # measured, none
@@ -480,6 +494,8 @@ class Summary:
     crash: Crash | None = None  # what stopped the program, when torch.compile did (it is also the first finding)
     # the measured step against eager (None: no measured step and no eager run to compare it with)
     vs_eager: EagerComparison | None = None
+    # FX graph and AOTAutograd cache outcomes (None: an Analysis exported before compile caches were analysed)
+    compile_cache: CompileCacheSummary | None = None
 
 
 @lean_dataclass
@@ -500,12 +516,15 @@ class AnalysisProblem:
     """A part of tdiag's own analysis that raised (a rule, a suggester): only its findings (its suggestions) are
     missing, and every output says which part failed (analyzer/faults.py records it, capture_health words it)."""
 
-    part: str  # "rule", "suggester", or "analysis" (the machinery around them)
+    # "rule", "suggester", "stage" (analyzer/stages.py), "record" (a record that cannot support an all-clear:
+    # capture_health.record_limits), or "analysis" (the machinery around rules and suggesters)
+    part: str
     name: str  # the rule's code (CMP002), the suggester's module name (mark_dynamic), or what ran them
     exception: str  # exception type name
     message: str = ""
     traceback_file: str | None = None  # where the traceback was saved (None: it could not be saved)
     count: int = 1  # how many times it raised in this analysis (a suggester: once per finding it was asked about)
+    skipped: list[str] = field(default_factory=list)  # a stage: the stages skipped for want of its facts
 
 
 @lean_dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 
 from tdiag.lazy_regex import lazy_regex
 
@@ -15,12 +16,19 @@ _TRACEBACK_FRAME = lazy_regex(r'^(\s*)File "([^"]+)", line \d+')
 
 class PathMapper:
     def __init__(self, root: str | None, tool_paths: list[str] | None = None, cwd: str | None = None,
-                 labels: dict[str, str] | None = None):
-        """``labels``: code with no file of its own that is the user's (a notebook cell) -> its name (``In [3]``)."""
+                 labels: dict[str, str] | None = None, live_files: Iterable[str] | None = None):
+        """``labels``: code with no file of its own that is the user's (a notebook cell) -> its name (``In [3]``).
+
+        ``live_files``: the files this run's own process compiled from (the record's source snapshots). Inductor's
+        and AOTAutograd's caches key an entry by the graph, not by where its code lives, so a cache hit hands back
+        generated code whose stack traces name the files of the run that filled the cache: another checkout of the
+        same project, or the project before it moved. Such a path is read as the live file it must have been."""
         self.labels = dict(labels or {})
         self.root = (root or "").replace("\\", "/").rstrip("/")
         self.cwd = (cwd or "").replace("\\", "/").rstrip("/")
         self.tool_paths = [p.replace("\\", "/") for p in tool_paths or []]
+        self.live_files = {f.replace("\\", "/") for f in live_files or () if f.startswith("/")}
+        self._rebased: dict[str, str] = {}
 
     def is_tool(self, path: str) -> bool:
         """tdiag's own frames (and runpy's), which sit between the interpreter and the user's program."""
@@ -51,7 +59,26 @@ class PathMapper:
         if self.cwd and p and not p.startswith(("/", "<")) and not re.match(r"^[A-Za-z]:/", p):
             return posixpath.normpath(self.cwd + "/" + p)
         # "<root>/../outside/x.py" (a sys.path entry with "..") is outside the root, not a user file under it
-        return posixpath.normpath(p) if p.startswith("/") and "/." in p else p
+        p = posixpath.normpath(p) if p.startswith("/") and "/." in p else p
+        return self._rebase(p) if self.live_files and p.startswith("/") else p
+
+    def _rebase(self, path: str) -> str:
+        """A path outside the root that no live file has -> the live file that shares the longest trailing part of
+        it (at least the file name), when exactly one does; otherwise the path as it is."""
+        if path in self.live_files or (self.root and path.startswith(self.root + "/")) or _LIBRARY_DIR.match(path) \
+                or _STDLIB.match(path):
+            return path
+        if path not in self._rebased:
+            parts = path.split("/")
+            best, best_len = [], 0
+            for live in self.live_files:
+                common = _common_tail(parts, live.split("/"))
+                if common > best_len:
+                    best, best_len = [live], common
+                elif common == best_len and common:
+                    best.append(live)
+            self._rebased[path] = best[0] if len(best) == 1 else path
+        return self._rebased[path]
 
     def is_library(self, path: str) -> bool:
         if path in self.labels:
@@ -76,6 +103,13 @@ class PathMapper:
         if self.root and p.startswith(self.root + "/"):
             return posixpath.normpath(p[len(self.root) + 1 :])
         return p
+
+
+def _common_tail(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) - 1 and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
 
 
 def user_function_name(name: str | None) -> str | None:

@@ -3,35 +3,48 @@
 
 from __future__ import annotations
 
+from tdiag.analyzer.evidence import CompileFailureEvidence
 from tdiag.analyzer.model import SEVERITY_RANK, Finding
-
-STOPPED_FAMILY = "CRS"  # the program stopped: always the first finding
-
-
-def is_stopped(f: Finding) -> bool:
-    """The finding says what stopped the program (or a thread)."""
-    return f.family == STOPPED_FAMILY
+from tdiag.analyzer.rules import get_rule
+from tdiag.analyzer.stopped import stopped_first
 
 
-def stopped_first(f: Finding) -> int:
-    """0 for what stopped the program, 1 for the rest: the leading key of every order an output uses."""
-    return 0 if is_stopped(f) else 1
-
-
-def first_stopped(findings) -> Finding | None:
-    return next((f for f in findings if is_stopped(f)), None)
+def stops_compilation(f: Finding) -> bool:
+    """The finding says compilation stopped for a whole function (its rule's ``stops_compilation``): the recompile
+    limit sent it to eager, Dynamo skipped the frame, its compile failed, or nothing compiled at all. What it costs is
+    everything compiling would have given, which no figure of its shows (a skipped frame's eager time, the limit's
+    last compile of 0.01 s): it comes before every finding about a part of a compiled function, whatever those cost."""
+    rule = get_rule(f.code)
+    return rule is not None and rule.stops_compilation and f.severity == "error" and not f.by_design
 
 
 def rank_key(f: Finding) -> tuple:
-    """What stopped the program, then fixable before by design, then measured cost (largest first), then compile
-    seconds, then findings without a cost (by severity, then impact)."""
+    """What stopped the program, then fixable before by design, then what stopped compilation of a whole function,
+    then measured cost (largest first), then the rest by severity, then compile seconds, then impact: a compile note
+    (compile seconds paid once) never outranks a warning that has no measured window to be costed in."""
     cost = f.cost
-    if cost is not None and cost.basis == "measured" and cost.total_s > 0:
-        tier = 0
-    elif cost is not None and cost.basis == "compile" and cost.total_s > 0:
-        tier = 1
-    else:
-        tier = 2
-    seconds = cost.total_s if tier < 2 and cost is not None else 0.0
-    return (stopped_first(f), bool(f.by_design), tier, -seconds, SEVERITY_RANK.get(f.severity, 9), -f.impact,
+    measured = cost is not None and cost.basis == "measured" and cost.total_s > 0
+    compile_s = cost.total_s if cost is not None and cost.basis == "compile" else 0.0
+    return (stopped_first(f), bool(f.by_design), 0 if stops_compilation(f) else 1, 0 if measured else 1,
+            -(cost.total_s if measured else 0.0), SEVERITY_RANK.get(f.severity, 9), -compile_s, -f.impact,
             f.path, f.line, f.code)
+
+
+def drop_contradictions(analysis) -> None:
+    """A frame compile that raised the exception which stopped the program did not fall back to eager: it stopped
+    the program. It is not counted as an eager fallback, and no finding of a failed frame compile (its evidence a
+    ``CompileFailureEvidence``) says it "ran eagerly instead"."""
+    crash = next((c for c in analysis.crashes if c.ended_program and c.caused_by_torch), None)
+    if crash is None:
+        return
+    # what was raised: the exception, and the one it wraps (InternalTorchDynamoError around PackageNotFoundError)
+    raised = {name.rsplit(".", 1)[-1] for name in (crash.exception, crash.original) if name}
+    stopped = {g.key for g in analysis.graphs if g.status == "failed" and (
+        (crash.compile_id is not None and g.compile_id == crash.compile_id and g.rank == crash.rank)
+        or (g.fail_type or "").rsplit(".", 1)[-1] in raised
+        or (g.fail_type and f"{g.fail_type.rsplit('.', 1)[-1]}:" in f"{crash.headline}\n{crash.chain}"))}
+    if not stopped:
+        return
+    analysis.summary.eager_fallbacks = max(analysis.summary.eager_fallbacks - len(stopped), 0)
+    analysis.findings[:] = [f for f in analysis.findings if not (
+        isinstance(f.evidence, CompileFailureEvidence) and f.graph_keys and set(f.graph_keys) <= stopped)]

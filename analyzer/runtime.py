@@ -2,7 +2,8 @@
 
 The tracer (``tracer/profile_timeline.py``) splits each rank's window into labelled time: ``graph`` (a compiled
 graph's own call, per compile id), ``after`` (what a compiled frame ran after its graph: a graph break's eager part,
-per compile id), ``guard`` (Dynamo cache lookups), ``compile`` (compiles inside the window), ``backward`` (compiled
+per compile id), ``guard`` (Dynamo cache lookups), ``compile`` (compiles inside the window), ``recording`` (CUDA-graph recordings
+inside it), ``backward`` (compiled
 backward) and ``eager`` (everything outside compiled frames: ``eager:optimizer``, ``eager:backward``, ``eager:data``,
 ``eager:loss``, ``eager:ops`` by the outermost profiler event that covered it, plain ``eager`` where none did: Python). This module turns that into the Analysis; which part of
 the eager time each finding explains is ``cost.py``'s business.
@@ -37,31 +38,95 @@ class RankWindow:
     compiled_inside: dict[str, int] = field(default_factory=dict)
 
 
+@lean_dataclass
+class RuntimeFacts:
+    """The record's ``runtime`` events, parsed once (the runtime stage of analyzer/stages.py): what the rules, the
+    cost of each finding, the comparison with eager and the Analysis read about the measured window."""
+
+    windows: list[RankWindow]  # each measured rank's window, lowest rank first
+    measured: list[dict[str, Any]]  # the measured events, in the record's order (per-graph and per-kernel time)
+    summary: RuntimeSummary  # the run's: the lead rank's window, every rank's in ``per_rank``; or why none was measured
+    step_us: list[float] = field(default_factory=list)  # the lead rank's per-step times (comparison with eager)
+
+    @property
+    def lead(self) -> RuntimeSummary | None:
+        """The measured window of the lowest rank (or the only one); None when nothing was measured."""
+        return self.windows[0].summary if self.windows else None
+
+
 def runtime_events(log: Any) -> list[dict[str, Any]]:
     return [ev for ev in log.other if ev.get("type") == "runtime"]
 
 
-def attach(analysis: Analysis, log: Any) -> list[RankWindow]:
-    """Fill graphs[].runtime, kernels[].device_s and summary.runtime; return each measured rank's window."""
+def read_window(facts: Any) -> RuntimeFacts | None:
+    """The runtime stage: the record's window, read once; None when the record has no runtime data."""
+    return parse(facts.log)
+
+
+def parse(log: Any) -> RuntimeFacts | None:
     events = runtime_events(log)
     if not events:
-        return []
+        return None
     windows: list[RankWindow] = []
+    measured: list[dict[str, Any]] = []
     not_measured: list[RuntimeSummary] = []
     for ev in events:
         if ev.get("status") == "measured":
             window = _window(ev)
             if window is not None:
                 windows.append(window)
-                _attach_graphs(analysis, ev, window.rank)
+                measured.append(ev)
         else:
             not_measured.append(RuntimeSummary(status="not_measured", reason=str(ev.get("reason") or "not measured")))
-    analysis.summary.runtime = _combined(windows, not_measured)
-    if analysis.summary.runtime is not None and analysis.summary.runtime.status == "measured":
-        from tdiag.analyzer.rules._runtime_window import step_entry
+    summary = _combined(windows, not_measured)  # sorts the windows, lowest rank first
+    return RuntimeFacts(windows, measured, summary, _step_us(events))
 
-        analysis.summary.runtime.entered_at = step_entry(analysis, analysis.summary.runtime)
-    return windows
+
+def place(analysis: Analysis, facts: RuntimeFacts) -> None:
+    """Fill graphs[].runtime, kernels[].device_s and summary.runtime from the parsed window."""
+    for ev in facts.measured:
+        _attach_graphs(analysis, ev, ev.get("rank"))
+    analysis.summary.runtime = facts.summary
+    if facts.summary.status == "measured":
+        facts.summary.entered_at = step_entry(analysis, facts.summary)
+
+
+def attach(analysis: Analysis, log: Any) -> list[RankWindow]:
+    """Parse and place in one call (for callers outside the pipeline); return each measured rank's window."""
+    facts = parse(log)
+    if facts is None:
+        return []
+    place(analysis, facts)
+    return facts.windows
+
+
+def _step_us(events: list[dict[str, Any]]) -> list[float]:
+    """The per-step times of the lead rank's measured window."""
+    for ev in sorted(events, key=lambda e: -1 if e.get("rank") is None else e["rank"]):
+        if ev.get("status") == "measured" and isinstance(ev.get("step_us"), list):
+            return [v for v in ev["step_us"] if isinstance(v, (int, float)) and v >= 0]
+    return []
+
+
+def step_entry(analysis, runtime: RuntimeSummary) -> str | None:
+    """``"train.py:30"``: the user's line that enters the step's frame (every compile of that frame was entered from
+    it), or None when the frames do not say or disagree."""
+    if not runtime.step_function:
+        return None
+    name = runtime.step_function.rsplit(".", 1)[-1]
+    path = runtime.step_path or ""
+
+    def same_file(frame) -> bool:
+        shown = frame.path or ""
+        return bool(shown) and path.endswith("/" + shown.split(">/", 1)[-1])
+
+    frames = [f for f in analysis.frames if f.call_site and f.line == runtime.step_line and same_file(f)] or [
+        f for f in analysis.frames if f.call_site and (f.code_name or "").rsplit(".", 1)[-1] == name]
+    sites = {(f.call_site.path, f.call_site.line) for f in frames}
+    if len(sites) != 1:
+        return None
+    (site_path, site_line), = sites
+    return f"{site_path}:{site_line}" if site_path and site_line else None
 
 
 def _window(ev: dict[str, Any]) -> RankWindow | None:
@@ -97,6 +162,7 @@ def _window(ev: dict[str, Any]) -> RankWindow | None:
         eager_s=round(sum(parts.values()) + sum(after.values()), 6),
         guard_s=round(total("guard"), 6),
         compile_s=round(total("compile"), 6),
+        recording_s=round(total("recording"), 6),
         basis="measured",
         partial=bool(ev.get("partial")),
         planned_steps=ev.get("planned_steps") if isinstance(ev.get("planned_steps"), int) else None,

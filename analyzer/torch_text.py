@@ -119,7 +119,11 @@ TENSOR_MISMATCH = lazy_regex(
     r"(?: mismatch| changed)(?: at index (?P<dim>\d+))?\.?\s*(?:expected (?P<expected>[^,]+?))?"
     r"(?:,\s*actual (?P<actual>[^\s,]+?)\.?(?:\s.*)?)?\s*$"
 )
-GUARD_COMMENT = lazy_regex(r"\s+#\s*(?P<source>.*?)\s+#\s*(?P<loc>\S+):(?P<line>\d+) in (?P<func>\S+)\s*$")
+# `guard  # source line  # file:line in func`, torch sometimes adding `(HINT: ...)` after it; or, for a guard torch
+# made itself (a tensorified float: `(1.0 + ((-1)*decay)) == 0.75  # (fx/passes/...py:429 in _tensorify_impl)`), no
+# source line and the location in parentheses
+GUARD_COMMENT = lazy_regex(r"\s+#\s*(?:(?P<source>.*?)\s+#\s*(?P<loc>\S+):(?P<line>\d+) in (?P<func>\S+)"
+                           r"(?:\s+\(HINT:\s*(?P<hint>.*)\))?|\((?P<ploc>\S+):(?P<pline>\d+) in (?P<pfunc>\S+)\))\s*$")
 COMPARISON = lazy_regex(r"^(?P<subject>.+?)\s*(?P<op>==|!=|<=|>=|<|>)\s*(?P<value>.+?)$")
 
 
@@ -149,7 +153,9 @@ def parse_guard_failure(item: str) -> GuardFailure:
     guard = first
     if cm:
         guard = first[: cm.start()].strip()
-        out.source, out.line = cm["source"].strip(), int(cm["line"])
+        if cm["line"]:
+            out.source, out.line = cm["source"].strip(), int(cm["line"])
+        out.hint = cm["hint"]
         out.text = guard
     if stack:
         out.path, out.line = stack[-1].path, stack[-1].line
@@ -187,8 +193,17 @@ def classify_guard_expression(guard: str) -> tuple[str, str | None, str | None]:
     if m:
         value = m["value"].strip()
         kind = "size" if re.search(r"\bs\d+\b|size\(|\.shape", m["subject"]) else "value"
-        return kind, m["subject"].strip(), value
+        return kind, _expression_input(m["subject"].strip()), value
     return "other", None, None
+
+
+def _expression_input(subject: str) -> str:
+    """The one input an arithmetic guard reads: ``decay`` for ``(1.0 + ((-1)*decay))`` (a float Dynamo turned into a
+    tensor guards on what it computed from it); anything else unchanged."""
+    if not subject.startswith("("):
+        return subject
+    names = set(re.findall(r"(?<![\w.'\]])([A-Za-z_]\w*)(?![\w(\['])", subject))
+    return names.pop() if len(names) == 1 else subject
 
 
 def _first_arg(g: str) -> str | None:
@@ -213,7 +228,9 @@ def parse_guard_tree(payload: str | None) -> list[Guard]:
         cm = GUARD_COMMENT.search(text, comment) if comment >= 0 else None
         if cm:
             g.text = text[: cm.start()].strip()
-            g.source, g.path, g.line, g.function = cm["source"].strip(), cm["loc"], int(cm["line"]), cm["func"]
+            if cm["line"]:
+                g.source, g.path, g.line, g.function = cm["source"].strip(), cm["loc"], int(cm["line"]), cm["func"]
+            # else a guard torch made itself: its location is torch's (fx/passes/...), no user line
         guards.append(g)
     return guards
 

@@ -25,10 +25,10 @@ def rss():
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 t = time.time()
 from tdiag.analyzer import events
-from tdiag.analyzer.build import Builder
+from tdiag.analyzer.build import build
 log = events.load(sys.argv[1])
 loaded = rss()
-a = Builder(log).build()
+a = build(log)
 print(json.dumps({"seconds": round(time.time() - t, 1), "graphs": len(a.graphs), "load_peak_rss_mb": loaded,
                   "peak_rss_mb": rss(), "code_entries": len(a.code),
                   # code text held in memory (the rest stays in the record until shown)

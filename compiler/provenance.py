@@ -26,16 +26,46 @@ def install(session: Any):
         return None
     previous = trace_config.provenance_tracking_level
     if not previous:
-        # Part of the FX graph cache key: the first run with it on recompiles each graph once.
         trace_config.provenance_tracking_level = PROVENANCE_LEVEL
     unwrap = _off_for_debugging_backends(trace_config) if not previous else None
+    # The level is part of the FX graph (and AOTAutograd) cache key: keyed as the program left it, a run under tdiag
+    # hits where a plain run hits, and the other way round (issue 42).
+    unkey = _keyed_as_program(previous) if not previous else None
 
     def undo() -> None:
         if unwrap is not None:
             unwrap()
+        if unkey is not None:
+            unkey()
         trace_config.provenance_tracking_level = previous
 
     return undo
+
+
+def _keyed_as_program(level: int):
+    """Compute the cache key's ``provenance_tracking_level`` as the program's own ``level``, not tdiag's.
+
+    What a hit then loads was compiled either way: under tdiag its output code carries the debug handles (comments
+    a plain run never reads); under a plain run it has none, and the analysis says so for that graph (kernels listed
+    from their call sites, analyzer/kernels.py). Nothing else of tdiag is in the key (tests/differential checks it)."""
+    try:
+        from torch._inductor.codecache import FxGraphHashDetails
+    except ImportError:
+        return None
+    original = FxGraphHashDetails.__init__
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        if getattr(self, "provenance_tracking_level", level) == PROVENANCE_LEVEL:
+            self.provenance_tracking_level = level
+
+    FxGraphHashDetails.__init__ = __init__
+
+    def unwrap() -> None:
+        if FxGraphHashDetails.__init__ is __init__:
+            FxGraphHashDetails.__init__ = original
+
+    return unwrap
 
 
 def _off_for_debugging_backends(trace_config: Any):

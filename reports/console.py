@@ -60,6 +60,11 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
         headline += [(f"{value}", "bold red" if bad else "bold green"), (f" {label}   ", "")]
     headline += [(f"{s.compile_time_s:.1f}s", "bold"), (" compiling", "")]
     lines.append(("wrap", headline))
+    from tdiag.reports.cache_text import cache_line
+
+    cache = cache_line(s)
+    if cache:
+        lines.append(("wrap", [(cache, "")]))
     stopped = crash_headline(analysis)
     if stopped:
         lines.append(("wrap", [(stopped, "bold red")]))
@@ -70,7 +75,7 @@ def summary_lines(analysis: Analysis, run_dir: Path | None, width: int) -> list[
     runtime = runtime_line(s.runtime)
     if runtime:
         lines.append(("wrap", [(runtime, "")]))
-        lines += [("wrap", [(detail, "dim")]) for detail in runtime_detail_lines(s.runtime)]
+        lines += [("wrap", [(detail, "dim")]) for detail in runtime_detail_lines(s.runtime, analysis.sources)]
     vs = s.vs_eager
     if vs is not None and vs.line:  # compiled vs eager (tdiag run --vs-eager), or that it was not compared
         tone = {"slower": "bold red", "faster": "green"}.get(vs.verdict or "", "" if vs.status == "measured" else "dim")

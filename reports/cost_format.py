@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from tdiag.analyzer.model import Cost, RuntimeSummary
@@ -65,13 +66,14 @@ def runtime_line(runtime: RuntimeSummary | None) -> str | None:
     )
 
 
-def runtime_detail_lines(runtime: RuntimeSummary | None) -> list[str]:
-    """Which callable was the step and why; what the eager time outside compiled code ran; the device's busy time."""
+def runtime_detail_lines(runtime: RuntimeSummary | None, user_paths: Iterable[str] = ()) -> list[str]:
+    """Which callable was the step and why; what the eager time outside compiled code ran; the device's busy time.
+    ``user_paths``: the record's display paths (its sources), so a user's step file reads as every finding's does."""
     if runtime is None or runtime.status != "measured":
         return []
     lines = []
     if runtime.step_function:
-        where = f" ({_short(runtime.step_path)}:{runtime.step_line})" if runtime.step_path else ""
+        where = f" ({_short(runtime.step_path, user_paths)}:{runtime.step_line})" if runtime.step_path else ""
         if runtime.entered_at and _is_library(runtime.step_path):  # a library's step: the user's line that enters
             # it first, the library's file beside it (a step the user defines is named at its def)
             where = f" at {runtime.entered_at}{where}"
@@ -99,6 +101,7 @@ PART_COLORS = {
     "eager (other)": "#f9a825",
     "guards": "#8e24aa",
     "compile": "#1565c0",
+    "cudagraph recording": "#00838f",
 }
 
 
@@ -110,6 +113,8 @@ def runtime_parts(runtime: RuntimeSummary) -> list[tuple[str, float]]:
         ("eager (other)", runtime.unattributed_s),
         ("guards", runtime.guard_s),
         ("compile", runtime.compile_s),
+        # named only where the window held one (torch recorded a CUDA graph inside it), so other windows read as before
+        *([("cudagraph recording", runtime.recording_s)] if runtime.recording_s else []),
     ]
 
 
@@ -157,12 +162,14 @@ def per_step_ms(runtime: RuntimeSummary) -> float | None:
     return runtime.window_s / runtime.steps * 1e3 if runtime.steps else None
 
 
-def _short(path: str) -> str:
-    """A library file as its package path (``transformers/models/gpt2/modeling_gpt2.py``), a user file by name."""
+def _short(path: str, user_paths: Iterable[str] = ()) -> str:
+    """A library file as its package path (``transformers/models/gpt2/modeling_gpt2.py``), a user file as the
+    findings name it (relative to the project root: the longest display path it ends with), else by name."""
     for marker in ("/site-packages/", "/dist-packages/"):
         if marker in path:
             return path.rsplit(marker, 1)[-1]
-    return path.rsplit("/", 1)[-1]
+    matching = [p for p in user_paths if path == p or path.endswith("/" + p)]
+    return max(matching, key=len) if matching else path.rsplit("/", 1)[-1]
 
 
 def _is_library(path: str | None) -> bool:

@@ -18,6 +18,7 @@ def render_text(result: Any, args: Any) -> str:
     runtime = runtime_delta_lines(result.runtime)
     if runtime:
         out += ["", *runtime]
+    out += cache_lines(result.cache)
     for title, findings in (("fixed", result.fixed), ("new", result.new)):
         out += ["", f"{title} ({len(findings)}):"]
         out += [
@@ -25,15 +26,35 @@ def render_text(result: Any, args: Any) -> str:
             + ("  (measured: timing, not a regression)" if title == "new" and f.family in TIMING_FAMILIES else "")
             for f in findings
         ]
+    unknown = getattr(result, "unknown", [])
+    if unknown:  # absent from a record that cannot support an all-clear (tdiag diff names why on stderr)
+        out += ["", f"unknown ({len(unknown)}): absent from a record that cannot support an all-clear"]
+        out += [f"  {f.path}:{f.line}: {f.code} {f.message}  (absent from {side})" for f, side in unknown]
     out += ["", f"unchanged ({len(result.unchanged)}):"]
     for b, n in result.unchanged:
         delta = result.cost_delta(b, n)
         out.append(f"  {n.path}:{n.line}: {n.code} {n.message}" + (f"  [cost {cost_change_label(delta)}]" if delta else ""))
     regressions = result.regressions(args.fail_on)
     out.append("")
-    out.append("regressions:" if regressions else "no regressions")
+    out.append("regressions:" if regressions else (
+        "no regressions found, but a record cannot support an all-clear: this is not an all-clear" if unknown
+        else "no regressions"))
     out += [f"  {r}" for r in regressions]
     return "\n".join(out) + "\n"
+
+
+def cache_lines(causes: list[Any]) -> list[str]:
+    """Why NEW missed a compile cache where BASE hit or compiled: the key component that changed, per graph."""
+    if not causes:
+        return []
+    out = ["", f"compile cache: {len(causes)} graph lookup(s) missed where the base run had the graph:"]
+    for cause in causes:
+        role = f" {cause.role}" if cause.role else ""
+        out.append(f"  {cause.function} ({cause.compile_id}){role}: {cause.base_state} -> {cause.new_state}"
+                   + (f"; {cause.note}" if cause.note else ""))
+        for change in cause.changes:
+            out.append(f"    {change.words}" + (f" (set at {change.site})" if change.site else ""))
+    return out
 
 
 def _cost_suffix(label: str) -> str:

@@ -11,6 +11,11 @@ from tdiag.analyzer.model import CompiledGraph
 
 def graph_facts(graph: CompiledGraph) -> list[tuple[str, str]]:
     facts = []
+    from tdiag.reports.cache_text import graph_cache_text
+
+    cache = graph_cache_text(graph)  # the FX graph and AOTAutograd cache outcomes, with seconds cost or saved
+    if cache:
+        facts.append(("Compile cache", cache))
     info = graph.cudagraph
     if info is not None:
         recorded = len(info.recordings)

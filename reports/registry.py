@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tdiag.analyzer.diff import AnalysisDiff as DiffResult
     from tdiag.analyzer.model import Analysis
 
-    from tdiag.fixing.loop import FixReport
+    from tdiag.fixing.report import FixReport
 
 
 @lean_dataclass(frozen=True)

@@ -11,6 +11,7 @@ from dataclasses import field
 from typing import Any
 
 from tdiag.analyzer.evidence import BreakEvidence, CrashEvidence, Evidence, RecompileEvidence
+from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.model import Finding, Frame, GraphKey, Suggestion
 from tdiag.analyzer.rules import FAMILIES
 from tdiag.reports.cost_format import cost_label
@@ -78,10 +79,10 @@ def finding_view(finding: Finding, sources: dict[str, str]) -> FindingView:
         reason=_text(brk.reason),
         explanation=_text(brk.explanation) or (ev.torch_message if isinstance(ev, CrashEvidence) else ""),
         hints=[_text(h) for h in brk.hints if h],
-        guard=_text(rcp.guard),
+        guard=user_words(_text(rcp.guard)),  # torch's text, Dynamo's own names put as the user wrote them
         expected=_text(rcp.expected),
         actual=_text(rcp.actual),
-        facts=ev.facts() if ev is not None else [],
+        facts=[(label, user_words(value)) for label, value in ev.facts()] if ev is not None else [],
         stack=_stack(finding, brk.user_stack, sources),
         suggestion=finding.suggestion,
         graphs=[label for label, _ in _graphs(finding)],

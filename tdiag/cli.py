@@ -12,7 +12,7 @@ import tdiag
 from tdiag.errors import EXIT_USAGE, TdiagError
 
 # Order shown in --help; any further module in tdiag.commands with a COMMAND is added after these.
-PREFERRED_ORDER = ("run", "report", "lint", "tui", "fix", "diff", "import", "rule")
+PREFERRED_ORDER = ("run", "report", "lint", "tui", "fix", "diff", "import", "rule", "mcp")
 
 
 class Command(Protocol):
@@ -80,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return EXIT_USAGE
+    except KeyboardInterrupt as exc:  # Ctrl-C in tdiag's own work (never the program's own: `run` passes that on)
+        from tdiag.interrupt import EXIT_INTERRUPTED, interrupted_line
+
+        print(interrupted_line(command.name, exc), file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as exc:  # a bug in tdiag: exit 2 (never 1, which means "findings"), one line, traceback kept
         report_internal_error(command.name, exc, verbose=getattr(args, "verbose", False))
         return EXIT_USAGE

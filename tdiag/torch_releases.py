@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 # the releases the oracle tests pass on (docs/torch-versions.md, scripts/torch-matrix); the first is the lower bound
 # in pyproject.toml
-TESTED: tuple[str, ...] = ("2.9.1", "2.11.0", "2.13.0", "2.14.1")
+TESTED: tuple[str, ...] = ("2.9.1", "2.11.0", "2.13.0", "2.14.1", "2.15.0")
 
 _RELEASE = re.compile(r"(\d+)\.(\d+)")
 

@@ -15,9 +15,20 @@ def session_env(tmp_path_factory) -> dict[str, str]:
     """Environment for child processes: one Inductor cache per session, no user TORCH_* settings leaking in."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE", "TORCHDYNAMO"))}
     # one Inductor cache for the whole session, shared by the xdist workers: a kernel compiled by one is a cache hit
-    # for the other (Inductor's cache is written atomically, safe across processes)
-    env["TORCHINDUCTOR_CACHE_DIR"] = str(shared_dir(tmp_path_factory, "inductor-cache"))
+    # for the other (Inductor's cache is written atomically, safe across processes). scripts/test names a cache kept
+    # between test runs (TDIAG_TEST_COMPILE_CACHE, under ~/.cache): torch keys every entry by its inputs (the graph,
+    # torch's version, the config), so a kept entry is what a fresh compile would make, and a test that needs a cold
+    # compile makes its own cache (tests/compiler/conftest.py)
+    kept = os.environ.get("TDIAG_TEST_COMPILE_CACHE")
+    cache = Path(kept) if kept else shared_dir(tmp_path_factory, "inductor-cache")
+    cache.mkdir(parents=True, exist_ok=True)
+    env["TORCHINDUCTOR_CACHE_DIR"] = str(cache)
+    env["TRITON_CACHE_DIR"] = str(cache / "triton")
     env["PYTHONUNBUFFERED"] = "1"
+    # Each fixture program's folder stands for a user's project of its own: git's search for the repository (which
+    # `tdiag run` takes as the root of every path, tdiag/project_root.py) stops below this checkout, so the suite's
+    # paths read `prog.py`, not `tests/programs/prog.py`. tests/integration/test_project_root.py runs without it.
+    env["GIT_CEILING_DIRECTORIES"] = str(Path(__file__).resolve().parent.parent)
     return env
 
 
@@ -39,7 +50,11 @@ def torch_account(tmp_path_factory, session_env):
         key = "-".join([program.parent.name, program.stem, *args])
 
         def make(trace_dir: Path) -> dict:
-            proc = run_traced(program, session_env, trace_dir, args)
+            # A cache of the plain runs' own: a plain run and a run under tdiag share cache keys (issue 42), and an
+            # entry a plain run compiled has no provenance handles, which the kernel tests of the tdiag runs need.
+            plain_cache = Path(session_env["TORCHINDUCTOR_CACHE_DIR"]) / "plain-runs"
+            env = {**session_env, "TORCHINDUCTOR_CACHE_DIR": str(plain_cache)}
+            proc = run_traced(program, env, trace_dir, args)
             return {"stdout": proc.stdout, "stderr": proc.stderr, "returncode": proc.returncode}
 
         result = once_per_session(folder, key, make)

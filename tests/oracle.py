@@ -86,3 +86,14 @@ def _envelopes(path: Path):
         name = meta["artifact"]["name"] if keys[0] == "artifact" else keys[0]
     if name is not None:
         yield name, meta, "\n".join(payload)
+
+
+def cache_results(trace_dir: Path) -> dict[str, int]:
+    """How many times torch logged each compile-cache outcome (``fx_graph_cache_hit``, ``aotautograd_cache_miss``,
+    ...) in the structured trace under ``trace_dir``: torch's own record of every cache lookup."""
+    counts: dict[str, int] = {}
+    for log in sorted(trace_dir.glob("*.log")):
+        for name, _meta, _payload in _envelopes(log):
+            if name.startswith(("fx_graph_cache_", "aotautograd_cache_")):
+                counts[name] = counts.get(name, 0) + 1
+    return counts

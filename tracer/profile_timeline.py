@@ -7,7 +7,9 @@ microseconds from the window start. Only what attribution needs is kept:
   the time of the top-level ops inside it, and the device time of the kernels it launched (CUDA);
 - ``guards``: each ``TorchDynamo Cache Lookup`` (guard evaluation) on that thread;
 - ``backward``: each compiled backward (``CompiledFunctionBackward``), on any thread, with its device time;
-- ``compiles``: compiles that ran inside the window (from tdiag's compile brackets);
+- ``compiles``: compiles that ran inside the window (from tdiag's compile brackets); a CUDA-graph recording
+  (torch brackets it with the same callbacks, trigger ``CUDAGRAPH_RECORDING``) is labelled ``recording``, never
+  ``compile``, and listed in ``recordings``;
 - ``kernels``: device time per kernel name (CUDA), to join with the record's kernel table by name; on CPU, the time of
   each Inductor C++ kernel where the generated code records it (``cpu_kernels``);
 - ``device_time``: (CUDA) how long the device was busy (the union of its kernels, copies and sets) in the window.
@@ -33,7 +35,8 @@ MAX_SPANS = 200_000  # a window of tiny steps is cut here, and says so
 
 
 def timeline(
-    profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple[str | None, float, float]], cuda: bool = False
+    profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple[str | None, float, float, str | None]],
+    cuda: bool = False,
 ) -> dict[str, Any]:
     events = profiler.profiler.kineto_results.events()
     t0, t1 = int(t0_wall * 1e9), int(t1_wall * 1e9)
@@ -74,8 +77,8 @@ def timeline(
     spans += [(a, b, (1, 0.5), "backward", None) for a, b in backward]
     spans += _eager_spans(main, cpu, cuda)
     spans += [(a, b, (2, 0), "guard", None) for a, b in lookups]
-    for cid, s, e in compiles:
-        spans.append((int(s * 1e9), int(e * 1e9), (3, 0), "compile", cid))
+    for cid, s, e, trigger in compiles:
+        spans.append((int(s * 1e9), int(e * 1e9), (3, 0), _compile_label(trigger), cid))
     backward_device_ns = sum(_device_in(launched, a, b) for a, b in backward)
     linked_ns = sum(ns for _, ns in launched)
     totals = _sweep(spans, t0, t1)
@@ -85,7 +88,10 @@ def timeline(
         "time_us": totals,  # label -> {compile id or "": microseconds}, a partition of the window
         "backward": {"calls": len(backward), "device_us": backward_device_ns // 1000},
         "guard_calls": len(lookups),
-        "compiles": [[cid, int(round((e - s) * 1e6))] for cid, s, e in compiles if e > t0_wall and s < t1_wall],
+        "compiles": [[cid, int(round((e - s) * 1e6))] for cid, s, e, trigger in compiles
+                     if e > t0_wall and s < t1_wall and _compile_label(trigger) == "compile"],
+        "recordings": [[cid, int(round((e - s) * 1e6))] for cid, s, e, trigger in compiles
+                       if e > t0_wall and s < t1_wall and _compile_label(trigger) == "recording"],
         "kernels": {name: [calls, ns // 1000] for name, (calls, ns) in sorted(kernels.items())},
         "graph_calls": graph_call_kernels(cpu, device),
         # kernel time whose launching op was not found (it counts in no graph): a check on the link above
@@ -98,6 +104,15 @@ def timeline(
             "outside_graphs_us": max(linked_ns - compiled_device_ns - backward_device_ns, 0) // 1000,
         }} if cuda else {}),
     }
+
+
+RECORDING_TRIGGER = "CUDAGRAPH_RECORDING"  # torch._dynamo.callback.CallbackTrigger: a CUDA-graph recording
+
+
+def _compile_label(trigger: str | None) -> str:
+    """A compile bracket's label in the window: ``recording`` for a CUDA-graph recording, ``compile`` otherwise
+    (Dynamo, a lazy backward compile, Triton autotuning: all compiling)."""
+    return "recording" if trigger == RECORDING_TRIGGER else "compile"
 
 
 OPTIMIZER = ("Optimizer.step#", "Optimizer.zero_grad#")

@@ -33,8 +33,11 @@ class Target:
 
     @property
     def root(self) -> str:
-        """The project root: the script's directory, or the working directory for a module."""
-        return os.path.dirname(os.path.realpath(self.name)) if self.kind == "script" else os.getcwd()
+        """The project root (tdiag/project_root.py): the git repository of the script's folder (of the working
+        directory for a module), else the working directory, else the script's folder."""
+        from tdiag.project_root import default_root
+
+        return str(default_root(os.path.dirname(os.path.realpath(self.name)) if self.kind == "script" else os.getcwd()))
 
     @property
     def label(self) -> str:

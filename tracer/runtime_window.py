@@ -93,7 +93,7 @@ class RuntimeWindow:
         self._quiet = 0  # steps since the last compile
         self._compiled_since_step = False
         self._compile_open: dict[Any, float] = {}
-        self._compiles: list[tuple[str | None, float, float]] = []
+        self._compiles: list[tuple[str | None, float, float, str | None]] = []  # (compile id, start, end, trigger)
         self._profiler: Any = None
         self._t0 = 0.0
         self._t0_wall = 0.0
@@ -102,6 +102,11 @@ class RuntimeWindow:
         # each measured step's own duration (between consecutive boundaries): the spread a comparison with eager
         # needs (one window's mean says nothing of how much its steps vary)
         self._step_us: list[int] = []
+        # the quiet steps just before the window opened (no compile or CUDA-graph recording in them), timed at step
+        # boundaries without the profiler: how long a steady step takes unobserved, beside the window's profiled
+        # steps (under CUDA graphs the profiler's share of a 2 ms step is large)
+        self._settle_us: list[int] = []
+        self._settle_mark: float | None = None
         self._sampler: Any = None  # stack_sampler.StackSampler while the window is open
         # Sample stacks only once a frame runs eagerly outside compiled code (failed to compile, past the recompile
         # limit): the sampler thread takes the GIL every 0.5 ms, a cost every other measured figure would carry.
@@ -152,7 +157,11 @@ class RuntimeWindow:
     def on_compile(self, event: dict[str, Any]) -> None:
         if self.state == "done":
             return
-        key = event.get("compile_id")
+        # torch brackets more than Dynamo's compiles with these callbacks: a compiled backward's lazy compile,
+        # Triton autotuning, and each CUDA-graph recording (CallbackTrigger.CUDAGRAPH_RECORDING). Each keeps its
+        # trigger, so the window's breakdown names a recording as one, never as "compile". Every kind delays the
+        # settling: a step that records a CUDA graph is not a steady step either.
+        key = (event.get("compile_id"), event.get("trigger"))
         if event.get("type") == "compile_start":
             self._compiled_since_step = True
             self._quiet = 0
@@ -160,7 +169,7 @@ class RuntimeWindow:
         elif event.get("type") == "compile_end":
             start = self._compile_open.pop(key, None)
             if start is not None and self.state == "measuring":
-                self._compiles.append((key, start, time.time()))
+                self._compiles.append((key[0], start, time.time(), key[1]))
 
     # -- the window ---------------------------------------------------------------------------------------------
     def _step_boundary(self, wrapper: Callable[..., Any]) -> None:
@@ -184,10 +193,14 @@ class RuntimeWindow:
                 return
             self._steps_seen = entry.calls
             if self.state == "settling":
+                now = time.perf_counter()
                 if self._compiled_since_step:
                     self._compiled_since_step = False
                 elif self._steps_seen > 1:
                     self._quiet += 1
+                    if self._settle_mark is not None:  # a quiet step, timed without the profiler
+                        self._settle_us.append(int((now - self._settle_mark) * 1e6))
+                self._settle_mark = now
                 if self._quiet >= self.spec.settle and self._steps_seen > 1:
                     self._start()
             elif self.state == "measuring":
@@ -207,6 +220,7 @@ class RuntimeWindow:
         boundaries and is dropped)."""
         self._anchor = anchor
         self._quiet = 0
+        self._settle_us, self._settle_mark = [], None
         self._compiled_since_step = True  # its previous call's interval is unknown: count it as compiling
         if self.state == "armed":  # the held window measured a step that was not the program's: dropped
             self.state = "settling"
@@ -276,6 +290,7 @@ class RuntimeWindow:
             window_s=window_s,
             window_us=int(window_s * 1e6),
             step_us=list(self._step_us),
+            unprofiled_step_us=self._settle_us[-self.spec.settle:] if self.spec.settle else [],
             device="cuda" if self._cuda else "cpu",
             samples=samples,
         )

@@ -27,7 +27,10 @@ from tdiag.torch_releases import TESTED
 Listener = Callable[[progress.CompileProgress], None]
 
 
-def header_fields(argv: list[str], root: Path, rank: int | None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def header_fields(argv: list[str], root: Path, rank: int | None, extra: dict[str, Any] | None = None,
+                  launcher: str | None = None) -> dict[str, Any]:
+    """``launcher``: the script that started tdiag (the ``tdiag`` console script pip writes), whose frame sits under
+    the user's program in every stack torch records."""
     import torch
 
     device = _device_at_start(torch)
@@ -45,7 +48,7 @@ def header_fields(argv: list[str], root: Path, rank: int | None, extra: dict[str
         "rank": rank,
         "pid": os.getpid(),
         "started": time.time(),
-        "tool_paths": tool_paths(),
+        "tool_paths": tool_paths(launcher),
         **(extra or {}),
     }
 
@@ -73,11 +76,12 @@ def _device_at_exit() -> str | None:
     return None
 
 
-def tool_paths() -> list[str]:
+def tool_paths(launcher: str | None = None) -> list[str]:
     """Where tdiag's own code lives, so the analysis can drop its frames from user stacks."""
     import runpy
 
-    return sorted(set(tool_dirs()) | {os.path.realpath(runpy.__file__), "<frozen runpy>"})
+    launchers = {os.path.abspath(launcher), os.path.realpath(launcher)} if launcher else set()
+    return sorted(set(tool_dirs()) | launchers | {os.path.realpath(runpy.__file__), "<frozen runpy>"})
 
 
 def tool_dirs() -> tuple[str, ...]:
@@ -286,4 +290,10 @@ def record_exit(writer: RecordWriter, code: int | None, reason: str, started: fl
     device = _device_at_exit()
     if device is not None:
         event["device"] = device
+    try:
+        from tdiag.tracer.cache_settings import cache_settings
+
+        event["compile_cache"] = cache_settings()
+    except Exception:  # extra: the exit event is written without it
+        pass
     writer.write(event)

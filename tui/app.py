@@ -24,6 +24,7 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding
 
+INTERRUPTED = 130  # tdiag.interrupt.EXIT_INTERRUPTED: the return code of a UI left with Ctrl-C
 SCREEN_CLASSES = (OverviewScreen, FindingsScreen, RecompilesScreen, GraphsScreen, SourceScreen)
 
 
@@ -46,6 +47,8 @@ class TdiagApp(App):
         Binding("escape", "back", "Back", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
+        # Ctrl-C ends the UI as it ends any command line tool (Textual's own binding only says to press Ctrl-Q)
+        Binding("ctrl+c", "interrupt", "Quit (exit 130)", show=False, priority=True),
     ]
 
     def __init__(self, analysis: Analysis, record_dir: Path | None = None) -> None:
@@ -57,16 +60,35 @@ class TdiagApp(App):
         self._history: list[str] = []  # modes visited, for Escape
 
     def on_mount(self) -> None:
+        self._catch_sigint(True)
         self.idle_gc.start()
         self.call_after_refresh(warm_lexers)  # after the first screen is painted, before anyone opens a finding
 
     def on_unmount(self) -> None:
+        self._catch_sigint(False)
         self.idle_gc.stop()
+
+    def _catch_sigint(self, on: bool) -> None:
+        """A SIGINT from outside (the terminal sends Ctrl-C as a key while the UI runs) ends it as Ctrl-C does."""
+        import asyncio
+        import signal
+
+        try:
+            loop = asyncio.get_running_loop()
+            if on:
+                loop.add_signal_handler(signal.SIGINT, self.action_interrupt)
+            else:
+                loop.remove_signal_handler(signal.SIGINT)
+        except (RuntimeError, NotImplementedError, ValueError):  # not the main thread (a test's pilot), or Windows
+            pass
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown)):
             self.idle_gc.saw_input()
         await super().on_event(event)
+
+    def action_interrupt(self) -> None:
+        self.exit(return_code=INTERRUPTED)
 
     # -- navigation ------------------------------------------------------------------------------------
 
@@ -149,4 +171,8 @@ def make_app(analysis: Analysis, record_dir: Path | None = None) -> TdiagApp:
 
 
 def run_app(analysis: Analysis, record_dir: Path | None = None) -> None:
-    make_app(analysis, record_dir).run()
+    """Raises KeyboardInterrupt when the UI was left with Ctrl-C, so the command ends as any interrupted one."""
+    app = make_app(analysis, record_dir)
+    app.run()
+    if app.return_code == INTERRUPTED:
+        raise KeyboardInterrupt

@@ -22,3 +22,17 @@ def seconds(value: float | None) -> str:
     if value is None:
         return "-"
     return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s"
+
+
+def expected_actual(expected: object, actual: object) -> Text | None:
+    """``expected 16  actual 24``, leaving out a side torch did not say (never "actual None"); None for neither."""
+    shown = [(label, str(value), style) for label, value, style in (("expected ", expected, "green"),
+                                                                    ("actual ", actual, "red"))
+             if value is not None and str(value) not in ("", "None")]
+    if not shown:
+        return None
+    text = Text()
+    for i, (label, value, style) in enumerate(shown):
+        text.append(("  " if i else "") + label, style="dim")
+        text.append(value, style=style)
+    return text

@@ -132,7 +132,11 @@ def carried_across_break(r, break_sites: set) -> bool:
     """A recompile of the code after a graph break because the value carried across it changed (``___stack0``,
     e.g. an ``.item()`` result): a consequence of that break, shown in its chain rather than as an RCP finding."""
     failure = r.failures[0] if r.failures else None
-    return bool(failure and failure.subject and "___stack" in failure.subject and (r.path, r.line) in break_sites)
+    if not (failure and failure.subject and (r.path, r.line) in break_sites):
+        return False
+    # the value on the stack at the break, or a local the resume function starts from (`i == 6` after
+    # `i = int(t.item())` broke): the frame that recompiled starts at the break's line
+    return "___stack" in failure.subject or (failure.kind == "value" and failure.subject.isidentifier())
 
 
 def claim_breaks(breaks: list[GraphBreak], claimants) -> dict[str, list[Cause]]:

@@ -7,6 +7,8 @@ import re
 from collections import defaultdict
 
 from tdiag.analyzer.evidence import RecompileEvidence
+from tdiag.analyzer.guard_words import user_words
+from tdiag.analyzer.library_state import library_state
 from tdiag.analyzer.model import Finding, Frame, GuardFailure, Recompile, Site
 from tdiag.analyzer.paths import is_library_display
 from tdiag.analyzer.rules._breaks import carried_across_break, cid_key, graph_keys, ranks_of
@@ -125,10 +127,19 @@ def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
 def _value_fix(f: GuardFailure | None) -> str:
     """A changing length is a container that grows (a list on the module filled each call): a tensor of its length
     would not stop the guard; the container belongs outside the compiled code."""
+    owned = library_state(f, subject_name(f))
+    if owned is not None and owned.expected_once:
+        return ("nothing to fix: the optimizer's state is empty before its first step() and filled by it, so the "
+                "code that reads it compiles once more, then stays")
     if f is not None and f.kind == "length":
         return (f"keep the growing container out of the compiled function ({subject_name(f)} changes every call): "
                 "fill it after the call returns, or in a framework hook (Lightning: on_train_batch_end), or keep its "
                 "length constant")
+    if owned is not None:
+        return (f"`{owned.attribute}` is {owned.library or 'a library'}'s own state on `{owned.holder}`, changed "
+                f"by each call on `{owned.holder}` inside the compiled function: make that call after the "
+                f"compiled function returns (pass it the outputs), or put it in a small function of yours decorated "
+                "with @torch.compiler.disable (it then runs eagerly, once per call)")
     return f"pass {subject_name(f)} as a tensor, or keep it constant across calls"
 
 
@@ -163,13 +174,13 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
         text = message(first, failure)
         if len(causes) > 1:
             text += "; also: " + "; ".join(
-                f"{frame_label(c[0])} ({primary_failure(c[0]).text if c[0].failures else 'unknown guard'})"
+                f"{frame_label(c[0])} ({user_words(primary_failure(c[0]).text) if c[0].failures else 'unknown guard'})"
                 + (f" x{len(c)}" if len(c) > 1 else "")
                 for _, c in causes[1:]
             )
         dynamic = sorted({d for r in recompiles for d in decisions.get((r.rank, r.frame_id), [])})
         if dynamic:  # automatic dynamic is this recompile's consequence, not a new problem
-            text += f"; Dynamo then made {', '.join(dynamic)}"
+            text += f"; Dynamo then made {', '.join(_plain_decision(d) for d in dynamic)}"
         frames = sorted({(r.path, r.line) for r in recompiles})
         findings.append(
             rule.finding(
@@ -209,6 +220,20 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
     return findings
 
 
+OPTIMIZER_STATE = re.compile(r"(?P<owner>[\w'\[\]]*?)\.?state\[list\(dict\.keys\(")
+
+
+def _plain_decision(decision: str) -> str:
+    """``L['decay'] -> dynamic`` as the user names it: ``decay -> dynamic``."""
+    return re.sub(r"\b[LG]\['(\w+)'\]", r"\1", decision)
+
+
+def _user_root(owner: str) -> str | None:
+    m = re.fullmatch(r"[LG]\['(\w+)'\]|(\w+)", owner or "")
+    name = (m.group(1) or m.group(2)) if m else None
+    return None if name in (None, "self") else name
+
+
 def _plain_subject(subject: str) -> str:
     return re.sub(r"___stack\d+", "___stack", subject)
 
@@ -226,8 +251,14 @@ def subject_name(failure: GuardFailure | None) -> str:
     if "___stack" in s:
         # A resume function's argument: a value computed before a graph break (e.g. an .item() result).
         return "a value carried across a graph break (e.g. an .item() result)"
+    state = OPTIMIZER_STATE.search(s)
+    if state:  # len(self.state[list(dict.keys(self.state))[0]]): the optimizer's per-parameter state, filled by step()
+        owner = _user_root(state.group("owner"))
+        return (f"{owner}.state" if owner else "the optimizer's state") + \
+            " (the optimizer's per-parameter state, filled by its first step())"
     # module attributes as the user names them: self._modules['h']._modules['0']._parameters['bias'] -> h.0.bias
     s = re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", s)
+    s = re.sub(r"^[LG]\['(\w+)'\](?=[.\[])", r"\1", s)  # G['val_metric']._update_count -> val_metric._update_count
     s = re.sub(r"^L\['self'\]\.|^self\.", "", s)
     s = re.sub(r"^(?:L\['kwargs'\]|kwargs)\['([^']+)'\]$", r"\1", s)  # a keyword argument: input_ids=...
     for prefix in ("L['", "G['"):

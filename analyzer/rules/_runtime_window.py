@@ -1,23 +1,17 @@
-"""The measured runtime window as rules read it: the lead rank's window from the record's ``runtime`` events.
-
-Rules run before ``analyzer/runtime.py`` attaches the window to the Analysis, so RUN rules read the events here.
+"""The measured runtime window as rules read it: the lead rank's window, parsed once by the runtime stage
+(``analyzer/runtime.py``, read through ``RuleContext.measured_window``), and where a finding about the step goes.
 """
 
 from __future__ import annotations
 
 from tdiag.analyzer.model import Frame, RuntimeSummary
 from tdiag.analyzer.paths import PathMapper, is_library_display
+from tdiag.analyzer.runtime import step_entry
 
 
 def lead_window(ctx) -> RuntimeSummary | None:
     """The measured window of the lowest rank (or the only one); None when nothing was measured."""
-    from tdiag.analyzer.runtime import runtime_events, window_summary
-
-    if ctx.log is None:
-        return None
-    windows = [w for w in (window_summary(ev) for ev in runtime_events(ctx.log) if ev.get("status") == "measured") if w]
-    windows.sort(key=lambda pair: -1 if pair[0] is None else pair[0])
-    return windows[0][1] if windows else None
+    return ctx.measured_window
 
 
 def ms_per_step(seconds: float, runtime: RuntimeSummary) -> float:
@@ -63,24 +57,3 @@ def _displayed(ctx, path: str) -> tuple[str, bool]:
     header = ctx.log.header if ctx.log is not None else {}
     paths = PathMapper(header.get("root"), header.get("tool_paths"), header.get("cwd"))
     return paths.display(path), paths.is_library(path)
-
-
-def step_entry(analysis, runtime: RuntimeSummary) -> str | None:
-    """``"train.py:30"``: the user's line that enters the step's frame (every compile of that frame was entered from
-    it), or None when the frames do not say or disagree."""
-    if not runtime.step_function:
-        return None
-    name = runtime.step_function.rsplit(".", 1)[-1]
-    path = runtime.step_path or ""
-
-    def same_file(frame) -> bool:
-        shown = frame.path or ""
-        return bool(shown) and path.endswith("/" + shown.split(">/", 1)[-1])
-
-    frames = [f for f in analysis.frames if f.call_site and f.line == runtime.step_line and same_file(f)] or [
-        f for f in analysis.frames if f.call_site and (f.code_name or "").rsplit(".", 1)[-1] == name]
-    sites = {(f.call_site.path, f.call_site.line) for f in frames}
-    if len(sites) != 1:
-        return None
-    (site_path, site_line), = sites
-    return f"{site_path}:{site_line}" if site_path and site_line else None

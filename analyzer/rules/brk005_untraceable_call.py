@@ -11,23 +11,81 @@ y = x * 2
 label = jinja2.Template("scale={{ s }}").render(s=2)
 ```
 
+When torch reports the skipped function (its debug context: module, qualname, skip reason), the finding names it,
+its file and why torch skips it (a C function, torch's skip list, an import-system call, a function torch runs eagerly
+on purpose), and the fix follows from those facts.
+
 ## Use instead
-Move the call out of the compiled region, wrap it with `torch.compiler.disable`, register it with
+A torch-native equivalent where one exists (`torch.rand(())` for `random.random()`, a
+`torch.utils.checkpoint.checkpoint(segment, x, use_reentrant=False)` per segment for `checkpoint_sequential`). Else
+move the call out of the compiled region, wrap it with `torch.compiler.disable`, register it with
 `torch.compiler.allow_in_graph` when it only works on tensors, or make it a `torch.library.custom_op` with a
 fake (meta) implementation.
 """
 
+import re
+
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import reason_text
+from tdiag.analyzer.rules._breaks import reason_text, words
+from tdiag.analyzer.skipped_call import skipped_call
 
 RULE = Rule("BRK005", "untraceable-call", "warning", "Call into code Dynamo cannot trace", suggester="untraceable_call",
             claims="breaks", priority=60,
             message="graph break: call Dynamo cannot trace ({reason}){where}",
             fix="move the call out, or wrap it: torch.compiler.disable / allow_in_graph / torch.library.custom_op")
-UNTRACEABLE = ("skipped", "builtin", "c function", "unsupported context manager", "not supported")
+UNTRACEABLE = ("skipped", "builtin", "c function", "unsupported context manager", "not supported", "time function")
+# torch 2.15+: "Call to a time function" (GB9193), context "Called `time.perf_counter_ns()` inside a compiled region":
+# torch breaks on purpose so that the clock is read where the compiled ops around it have run
+_CLOCK_READ = re.compile(r"Called `(?P<call>[^`]+)` inside a compiled region")
+
+
+def _clock_read(b) -> str | None:
+    """The clock call of torch's time-function break (``time.perf_counter_ns()``), else None."""
+    if "time function" not in reason_text(b):
+        return None
+    m = _CLOCK_READ.search(b.context or "")
+    return m.group("call") if m else "the clock read"
 
 
 def matches(b) -> bool:
     reason = reason_text(b)
     unsupported_call = "unsupported" in reason and " call" in reason  # "Unsupported Tensor.backward() call"
     return b.library_frame is not None or unsupported_call or any(word in reason for word in UNTRACEABLE)
+
+
+def message(b) -> str:
+    """Names the function torch skipped, its file and torch's reason, when torch reported them."""
+    clock = _clock_read(b)
+    if clock is not None:
+        return (f"graph break: `{clock}` reads the clock: torch splits the graph there on purpose, so the time is read "
+                f"after the compiled ops before it{words(b)['where']}")
+    skipped = skipped_call(b.reason, b.explanation, b.context)
+    if skipped is None:
+        return RULE.message.format(**words(b))
+    where = f" in {skipped.file}" if skipped.file else ""
+    return f"graph break: Dynamo does not trace `{skipped.name}`{where}: {skipped.why}{words(b)['where']}"
+
+
+def fix(b) -> str:
+    """From the facts: a torch-native equivalent where one exists, else moving the call out or disabling the
+    smallest function of the user's around it (what that costs said)."""
+    from tdiag.analyzer.native_equivalents import equivalent
+
+    clock = _clock_read(b)
+    if clock is not None:
+        return (f"read the clock outside the compiled function: time the call from where you make it (`{clock}` "
+                "before and after it), or use torch.profiler")
+    skipped = skipped_call(b.reason, b.explanation, b.context)
+    if skipped is None:
+        return RULE.fix
+    native = equivalent(skipped.name)
+    if native is not None:
+        return f"use `{native.instead}` instead of `{skipped.name}`: {native.note}"
+    if skipped.kind == "torch-disabled":
+        return (f"expected: torch runs `{skipped.name}` eagerly on purpose; to keep one graph, call it outside the "
+                "compiled function (before or after it)")
+    if skipped.kind == "import-system":
+        return "import at the top of the module, not inside the compiled function"
+    return (f"call `{skipped.name}` before the compiled function and pass its result in; or put it in a small "
+            "function of yours decorated with @torch.compiler.disable (the graph still splits there: that function "
+            "runs eagerly on every call)")

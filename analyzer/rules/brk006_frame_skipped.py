@@ -21,10 +21,22 @@ from tdiag.analyzer.rules import Rule
 
 # Claims first: a frame-level give-up is BRK006 whatever its cause.
 RULE = Rule("BRK006", "frame-skipped", "error", "Dynamo skipped the whole function: it runs eagerly",
-            suggester="frame_skipped", claims="breaks", priority=10, cost="samples",
+            suggester="frame_skipped", claims="breaks", priority=10, cost="samples", stops_compilation=True,
             message="{function} runs eagerly: Dynamo could not resume after a graph break ({reason}){where}",
             fix="remove the break, or move the breaking code out of the loop/with-block into its own function")
 
 
 def matches(b) -> bool:
     return b.frame_skipped
+
+
+def message(b) -> str:
+    """torch's words for the break, with the function it skipped named when the break is a skipped call."""
+    from tdiag.analyzer.rules._breaks import words
+    from tdiag.analyzer.skipped_call import skipped_call
+
+    w = words(b)
+    skipped = skipped_call(b.reason, b.explanation, b.context)
+    if skipped is not None:
+        w["reason"] = f"a call to `{skipped.name}`, which Dynamo does not trace: {skipped.why}"
+    return RULE.message.format(**w)

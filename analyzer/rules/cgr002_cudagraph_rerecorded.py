@@ -26,7 +26,8 @@ from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._sites import anchor
 
-RULE = Rule("CGR002", "cudagraph-rerecorded", "warning", "A compiled function was recorded as a CUDA graph again")
+RULE = Rule("CGR002", "cudagraph-rerecorded", "warning", "A compiled function was recorded as a CUDA graph again",
+            suggester="cudagraph_rerecord")
 
 
 def check(ctx):

@@ -27,7 +27,8 @@ from tdiag.analyzer.evidence import CompileFailureEvidence
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
 
-RULE = Rule("CMP003", "compile-failed", "error", "A frame compile failed: the function runs eagerly")
+RULE = Rule("CMP003", "compile-failed", "error", "A frame compile failed: the function runs eagerly",
+            stops_compilation=True)
 LIMIT_MARKERS = ("recompile limit", "cache_size_limit", "recompile_limit")
 DATA_DEPENDENT = ("GuardOnDataDependentSymNode", "DataDependentOutputException", "data-dependent", "data dependent")
 

@@ -70,6 +70,13 @@ def matches(crash) -> bool:
     return original in INTERNAL_TYPES and crash.original_in_torch and (short in WRAPPERS or short in INTERNAL_TYPES)
 
 
+def site(crash, ctx):
+    """The line Dynamo was tracing; else the innermost line of the user's in the traceback: a compiled function's
+    call into a library whose frame torch failed to compile (``metric.update(...)``), a line the user owns, not the
+    compiled call around it."""
+    return crash.cause_site or crash.backend_site or crash.call_site
+
+
 def describe(crash, ctx) -> None:
     crash.detail = internal_error(crash)
 
@@ -93,6 +100,23 @@ def message(crash, ctx) -> str:
 
 
 def fix(crash, ctx) -> str:
+    call = _library_call(crash, ctx)
+    if call is not None:  # the compiled function's own call into the code torch failed on: the user owns that line
+        return (f"call `{call}` outside the compiled function (on what it returns), or put it in a small function of "
+                "yours decorated with @torch.compiler.disable (it then runs eagerly each call); report the failure "
+                "to PyTorch with the facts in this finding")
     return ("torch.compiler.disable the smallest function around this line, or move the line into a function of its "
             "own decorated with @torch.compiler.disable (the rest stays compiled), or out of the compiled function; "
             "report it to PyTorch with the facts in this finding")
+
+
+def _library_call(crash, ctx) -> str | None:
+    """The statement at the crash's line when it is a plain call made inside the compiled function that torch was
+    compiling into (the traceback's innermost user line, not Dynamo's own), e.g. ``val_acc.update(preds, y)``."""
+    where = site(crash, ctx)
+    if where is None or crash.cause_site is not None or where == crash.call_site:
+        return None
+    lines = (ctx.analysis.sources.get(where.path) or "").splitlines()
+    text = lines[where.line - 1].split("#", 1)[0].strip() if 0 < where.line <= len(lines) else ""
+    is_call = text.endswith(")") and "(" in text and "=" not in text.split("(", 1)[0]
+    return text if is_call and not text.startswith(("return", "yield", "if ", "for ", "while ")) else None

@@ -36,7 +36,14 @@ from tdiag.analyzer.paths import is_library_display, user_function_name
 from tdiag.analyzer.rules import Rule
 
 RULE = Rule("DST002", "nothing-compiled", "error", "torch.compile produced no graph: the model ran eagerly",
-            suggester="compile_inner")
+            suggester="compile_inner", stops_compilation=True)
+
+
+def _explained_by_breaks(a, functions: list[str]) -> bool:
+    """A graph break at a line of the user's own, in one of the functions Dynamo gave up on: the finding there is the
+    cause of nothing compiling (checkpoint_sequential as the first statement of a compiled forward)."""
+    return any(b.site is not None and not is_library_display(b.site.path) and b.site.function in functions
+               for b in a.breaks)
 
 
 def check(ctx):
@@ -64,6 +71,8 @@ def check(ctx):
                   + (", and a break inside a loop skips the whole function" if b.frame_skipped else ""))
         fix = ("compile each block before sharding it (model.layers[i] = torch.compile(block), then fully_shard), "
                "instead of the model around them: FSDP's hooks then run between compiled blocks")
+    elif mine and _explained_by_breaks(a, mine):
+        return []  # a break at the user's own line already says why (and is costed): one cause, one finding
     elif mine:
         reason = (f"Dynamo started your function(s) {', '.join(mine)} but gave up on each before it held a graph "
                   "(the graph-break findings at their lines say why)")

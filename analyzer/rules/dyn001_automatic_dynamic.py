@@ -21,6 +21,7 @@ compiled(torch.randn(4, 8)); compiled(torch.randn(8, 8))   # second call recompi
 from collections import defaultdict
 
 from tdiag.analyzer.evidence import DynamicEvidence
+from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.model import GraphKey
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._sites import anchor, frame_call_sites
@@ -43,7 +44,7 @@ def check(ctx):
     findings = []
     for (_path, name), frames in groups.items():
         first = min(frames, key=lambda f: f.line)
-        decisions = sorted({d for f in frames for d in f.automatic_dynamic})
+        decisions = sorted({user_words(d) for f in frames for d in f.automatic_dynamic})
         site, library = anchor(first.path, first.line, name, next((sites[k] for f in frames
                                                                    if (k := (f.rank, f.frame_id)) in sites), None))
         findings.append(

@@ -23,7 +23,7 @@ from tdiag.analyzer.rules._sites import anchor
 from tdiag.analyzer.torch_text import hit_recompile_limit
 
 RULE = Rule("RCP005", "recompile-limit", "error", "Hit the recompile limit: the function now runs eagerly",
-            suggester="recompile_limit", cost="samples")
+            suggester="recompile_limit", cost="samples", stops_compilation=True)
 
 
 def check(ctx):

@@ -44,7 +44,7 @@ def check(ctx):
     runtime = lead_window(ctx)
     if runtime is None or not runtime.steps or not runtime.step_path:
         return []
-    vs = eager_compare.compare(ctx.log, runtime)
+    vs = ctx.vs_eager
     if vs is None or vs.verdict != "slower" or not vs.compiled_step_s or not vs.eager_step_s:
         return []
     part, cause = eager_compare.where_time_goes(runtime)

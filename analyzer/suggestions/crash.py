@@ -9,7 +9,8 @@
 - torch's own internal error (CRS008): ``@torch.compiler.disable`` on the smallest user function around the line,
   when that is a function the compiled one calls; for a line of the compiled function itself, the line moved into
   a new disabled helper (extract_disabled). The rest stays compiled; the facts for a bug report come along.
-Anything else: the rule's fix line (NoPatch says why there is no patch).
+Anything else: the rule's fix line (NoPatch says why there is no patch). Which one is the kind of crash the finding's
+rule owns (its module's ``KIND``, read through ``rules.crash_kind``), not the finding's code.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import libcst as cst
 from tdiag.analyzer.evidence import CrashEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.paths import user_function_name
+from tdiag.analyzer.rules import crash_kind
 from tdiag.analyzer.suggestions import generic
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
@@ -32,6 +34,7 @@ from tdiag.analyzer.suggestions.helpers.context import (
 from tdiag.analyzer.suggestions.helpers.syntax import dotted
 
 BRANCH_IDS = {"GB0170"}
+TORCH_INTERNAL = "torch_internal"  # the crash kind of torch's own internal error (Crash.kind)
 _SUBJECT = re.compile(r"^L\['([A-Za-z_]\w*)'\]")
 MARK_STEP_WHY = (
     "CUDA graphs reuse their output memory on every replay, and torch starts a new step at every call of a compiled "
@@ -47,22 +50,23 @@ MAYBE_WHY = (
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    if finding.code == "CRS001" and finding.gb_id in BRANCH_IDS:
+    kind = crash_kind(finding.code)  # the kind of crash the finding's rule owns (its KIND)
+    if kind == "graph_break" and finding.gb_id in BRANCH_IDS:
         from tdiag.analyzer.suggestions import branch
 
         return branch.suggest(finding, ctx)
-    if finding.code == "CRS006":
+    if kind == "constraint_violation":
         return _maybe_mark_dynamic(finding, ctx)
-    if finding.code == "CRS007":
+    if kind == "cudagraph_overwritten":
         return _mark_step(finding, ctx)
-    if finding.code == "CRS008":
+    if kind == TORCH_INTERNAL:
         return _disable_smallest(finding, ctx)
     raise NoPatch("no mechanical rewrite for this cause: follow the fix line")
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     suggestion = generic.suggest(finding, ctx)
-    if finding.code == "CRS008":
+    if crash_kind(finding.code) == TORCH_INTERNAL:
         suggestion.alternatives = [*suggestion.alternatives, bug_report(finding, ctx)]
     return suggestion
 
@@ -131,7 +135,7 @@ DISABLE_WHY = (
 
 
 def _disable_smallest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    crash = next((c for c in ctx.analysis.crashes if c.kind == "torch_internal" and c.site is not None
+    crash = next((c for c in ctx.analysis.crashes if c.kind == TORCH_INTERNAL and c.site is not None
                   and (c.site.path, c.site.line) == (finding.path, finding.line)), None)
     if crash is None:
         raise NoPatch("no record of torch's error at this line")

@@ -1,8 +1,7 @@
-"""The suggestion module a rule names (``Rule.suggester``), and attaching suggestions to findings."""
+"""The patch kind a rule names (``Rule.suggester``, resolved through ``kinds.PATCH_KINDS``), and attaching
+suggestions to findings."""
 
 from __future__ import annotations
-
-import importlib
 
 from tdiag.analyzer.faults import record_fault
 from tdiag.analyzer.model import Analysis, Finding, Suggestion
@@ -10,6 +9,7 @@ from tdiag.analyzer.rules import get_rule
 from tdiag.analyzer.suggestions import library_fix
 from tdiag.analyzer.suggestions.helpers import in_scope
 from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
+from tdiag.analyzer.suggestions.kinds import patch_kind, resolve
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
@@ -33,13 +33,13 @@ def _rule_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     from tdiag.analyzer.suggestions import generic
 
     rule = get_rule(finding.code)
-    name = (rule.suggester if rule is not None else None) or "generic"  # imported on first use: no syntax trees
+    name = (rule.suggester if rule is not None else None) or "generic"
     try:
-        module = importlib.import_module(f"{__package__}.{name}")
+        kind = patch_kind(None if name == "generic" else name)  # imported on first use: no syntax trees before
         try:
-            return module.suggest(finding, ctx)
+            return resolve(kind.suggest)(finding, ctx)
         except NoPatch as why_not:
-            fallback = module.fallback(finding, ctx) if hasattr(module, "fallback") else generic.suggest(finding, ctx)
+            fallback = resolve(kind.fallback)(finding, ctx) if kind.fallback else _generic(finding, ctx)
             if fallback.patch is None and not fallback.patch_note:
                 fallback.patch_note = str(why_not)
             return fallback
@@ -52,6 +52,18 @@ def _rule_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion:
             fallback = Suggestion(title=finding.fix or finding.message)
         fallback.patch, fallback.patch_note = None, note
         return fallback
+
+
+def _generic(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    """The rule's generic words for a finding its own kind could not patch. A fault here is the generic words'
+    own (the kind that fell back to them did its part), so it is recorded under "generic"."""
+    from tdiag.analyzer.suggestions import generic
+
+    try:
+        return generic.suggest(finding, ctx)
+    except Exception as bug:
+        record_fault(ctx.analysis, "suggester", "generic", bug)
+        return Suggestion(title=finding.fix or finding.message, patch_note=f"no patch: suggester generic failed ({type(bug).__name__}: {bug})")
 
 
 def attach_suggestions(findings: list[Finding], analysis: Analysis) -> None:

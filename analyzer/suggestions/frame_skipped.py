@@ -17,7 +17,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     from tdiag.analyzer.suggestions.helpers import disable_helper
 
     try:  # the skipped frame is a helper of the user's that only does host work: say so with the decorator
-        return disable_helper.suggest(finding, ctx)
+        return disable_helper.suggest(finding, ctx, frame_skipped=True)
     except NoPatch:
         pass
     ev = evidence_as(finding.evidence, BreakEvidence)

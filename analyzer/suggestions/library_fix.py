@@ -16,6 +16,7 @@ import libcst as cst
 from tdiag.analyzer.evidence import BreakEvidence, RecompileEvidence, evidence_as
 from tdiag.analyzer.library_causes import LibraryCause, cause_frame, is_by_design, library_name, match
 from tdiag.analyzer.model import Finding, Frame, Suggestion
+from tdiag.analyzer.rules import BREAK_FAMILIES, get_rule
 from tdiag.analyzer.suggestions.helpers.call_arguments import user_expression
 from tdiag.analyzer.suggestions.helpers.call_sites import callee_name, compiled_call_on_line, compiled_names
 from tdiag.analyzer.suggestions.helpers.context import (
@@ -40,9 +41,11 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     if found is not None:
         return _from_catalogue(finding, ctx, *found)
     frame = cause_frame(finding)
-    if frame is None or not finding.code.startswith("BRK"):
+    if frame is None or finding.family not in BREAK_FAMILIES:
         return None
-    if finding.code == "BRK006" and not _LOGGER.search(evidence_as(finding.evidence, BreakEvidence).context or ""):
+    rule = get_rule(finding.code)
+    skipped = rule is not None and rule.suggester == "frame_skipped"
+    if skipped and not _LOGGER.search(evidence_as(finding.evidence, BreakEvidence).context or ""):
         return None  # a frame Dynamo gave up on: the frame-skip suggester says which break made it skip
     return _unknown_break(finding, ctx, frame)
 
@@ -266,7 +269,8 @@ def _unknown_break(finding: Finding, ctx: SuggestionContext, frame: Frame) -> Su
                     f"`{frame.function}` computes at run time (a size, a count, a flag) avoids the break",
                     f"a newer {lib} may no longer break here",
                     "call it outside the compiled function (compile the part around it)"]
-    if finding.code == "BRK002" or "item()" in reason:
+    rule = get_rule(finding.code)
+    if (rule is not None and rule.suggester == "scalar_item") or "item()" in reason:  # the rule of .item() breaks
         knob = "torch._dynamo.config.capture_scalar_outputs = True (the value becomes an unbacked symbol)"
     elif "dynamic shape operator" in reason or "nonzero" in reason:
         knob = "torch._dynamo.config.capture_dynamic_output_shape_ops = True (the op's output size becomes symbolic)"

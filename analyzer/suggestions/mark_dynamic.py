@@ -38,7 +38,7 @@ WHY = (
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     target = _target(finding, ctx)
     if target is None:
-        if finding.code == "DYN001" and _scalar_decision(finding):
+        if isinstance(finding.evidence, DynamicEvidence) and _scalar_decision(finding):
             from tdiag.analyzer.suggestions import scalar_arg
 
             return scalar_arg.suggest(finding, ctx)
@@ -93,7 +93,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         fix=(f"{torch}._dynamo.mark_dynamic({held}, {dim}) before the call, or compile with dynamic=True"
              if is_reference(value) else
              f"{torch}._dynamo.mark_dynamic on the tensor passed as `{shown}` (dim {dim}), bound to a name before "
-             "the call; or compile with dynamic=True") if finding.code == "RCP001" else None,
+             "the call; or compile with dynamic=True") if isinstance(finding.evidence, RecompileEvidence) else None,
     )
 
 
@@ -165,8 +165,8 @@ def _alternatives(finding: Finding) -> list[str]:
 
 def _target(finding: Finding, ctx: SuggestionContext):
     """(call path, call line, frame, frame path, frame line, parameter, dim) for the finding, or None."""
-    if finding.code == "RCP001":
-        ev = evidence_as(finding.evidence, RecompileEvidence)
+    if isinstance(finding.evidence, RecompileEvidence):  # a shape recompile's guard; else automatic dynamic's
+        ev = finding.evidence
         if ev.subject is None or ev.dim is None:
             return None
         return finding.path, finding.line, ev.frame, ev.frame_path, ev.frame_line, _plain(ev.subject), ev.dim

@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.helpers import parse_template_expression
 from tdiag.analyzer.evidence import DynamicEvidence, RecompileEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.helpers.call_sites import argument_for, calls_to, frame_params
+from tdiag.analyzer.suggestions.helpers.call_sites import argument_for, callee_name, calls_to, frame_params
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
@@ -46,6 +46,11 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         return optimizer_hparams.suggest(finding, ctx)
     if module_int_attr.applies(finding):  # `self.count`: an attribute of the module, not an argument
         return module_int_attr.suggest(finding, ctx)
+    from tdiag.analyzer.suggestions.helpers import library_state_fix
+
+    owned = library_state_fix.owned_state(finding)
+    if owned is not None:  # state a library keeps on the user's object: the user's call on it is what to move
+        return library_state_fix.suggest(finding, ctx, owned)
     name, frame, frame_path, frame_line = _target(finding)
     if name is None or not frame:
         raise NoPatch("the guarded value is not a named argument")
@@ -60,14 +65,19 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     inside = func.body.body[0]
     reads = reads_of(tree, name, inside)
     problem = "cannot see every use" if reads is None else only_tensor_arithmetic(tree, name, reads)
+    unchecked = None
     if problem:
         from tdiag.analyzer.suggestions.helpers import compile_dynamic
 
         try:  # an int that must stay an int (a size, an if): symbolic instead, on the compile of the function
             return compile_dynamic.suggest(finding, ctx, name, frame, frame_path, frame_line, expected)
         except NoPatch as why_not:
-            raise NoPatch(f"a tensor `{name}` would not behave like the number inside {frame}: {problem}; "
-                          f"and no dynamic=True patch: {why_not}") from None
+            if reads is None or _definite(tree, reads):
+                raise NoPatch(f"a tensor `{name}` would not behave like the number inside {frame}: {problem}; "
+                              f"and no dynamic=True patch: {why_not}") from None
+            # not known to fail: a candidate for `tdiag fix --verify` to try, never withheld on a guess
+            unchecked = (f"a candidate to verify (`tdiag fix --verify` runs it and keeps it only if the output stays "
+                         f"the same): not checked from the source: {problem}")
     torch = torch_alias(tree)
     replacements = {}
     for call in calls_to(tree, frame):
@@ -84,12 +94,42 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         title=f"Pass `{name}` as a tensor",
         why=WHY,
         patch=patch_for(tree, new_module),
+        patch_note=unchecked,
         alternatives=_alternatives(name),
     )
 
 
+# Why a tensor would certainly not do: a read feeds an `if`, a comparison, formatting, an index, a size or a Python number
+# call (range, int), where it brings the graph break back or changes the type that flows on. Anything else (a
+# method's argument, arithmetic with Python numbers only) may work: that is for verification to find out.
+_NUMBER_CALLS = frozenset({"int", "float", "bool", "round", "len", "range", "str", "complex", "abs", "min", "max"})
+# A size or a count: torch reads it as a Python int (a tensor there is read back with .item(), the break again)
+_SIZE_CALLS = frozenset({"repeat", "view", "reshape", "expand", "tile", "narrow", "unflatten", "split", "chunk", "roll",
+                         "topk", "kthvalue", "new_zeros", "new_ones", "new_empty", "new_full", "zeros", "ones", "empty",
+                         "full", "arange", "rand", "randn", "randint", "eye", "unfold", "repeat_interleave"})
+_DEFINITE_CONTEXTS = (cst.Comparison, cst.If, cst.While, cst.IfExp, cst.FormattedStringExpression, cst.Subscript,
+                      cst.SubscriptElement, cst.Assert, cst.BooleanOperation)
+
+
+def _definite(tree, reads) -> bool:
+    for read in reads:
+        node = read
+        while node is not None and not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            parent = tree.parent(node)
+            if isinstance(parent, _DEFINITE_CONTEXTS):
+                return True
+            if isinstance(parent, cst.Arg):
+                call = tree.parent(parent)
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _NUMBER_CALLS:
+                    return True
+                if isinstance(call, cst.Call) and callee_name(call) in _SIZE_CALLS:
+                    return True
+            node = parent
+    return False
+
+
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    evidence = evidence_as(finding.evidence, RecompileEvidence) if finding.code == "RCP002" else None
+    evidence = finding.evidence if isinstance(finding.evidence, RecompileEvidence) else None  # not DYN001's decisions
     if evidence is not None and (evidence.subject or "").startswith("len("):
         return Suggestion(  # a container that grows every call: a tensor of its length would not stop the guard
             title=f"Keep the growing container out of the compiled function ({evidence.subject} changes every call)",
@@ -115,8 +155,8 @@ def _alternatives(name: str) -> list[str]:
 
 
 def _target(finding: Finding):
-    """(parameter, frame, frame path, frame line)."""
-    if finding.code == "DYN001":
+    """(parameter, frame, frame path, frame line): from automatic dynamic's decisions, or the recompile's guard."""
+    if isinstance(finding.evidence, DynamicEvidence):
         for decision in evidence_as(finding.evidence, DynamicEvidence).decisions:
             m = re.match(r"^L\['(\w+)'\]\s*->", decision)
             if m:
@@ -135,7 +175,7 @@ def _held_by_user(finding: Finding, ctx: SuggestionContext) -> str | None:
     from tdiag.analyzer.suggestions.helpers.call_arguments import user_expression
     from tdiag.analyzer.suggestions.helpers.call_sites import compiled_call_on_line
 
-    if finding.code != "RCP002":
+    if not isinstance(finding.evidence, RecompileEvidence):
         return None
     ev = evidence_as(finding.evidence, RecompileEvidence)
     if not ev.subject:

@@ -4,7 +4,9 @@ of the user's that only does host work, the patch disables the helper (disable_h
 from __future__ import annotations
 
 import libcst as cst
+from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.native_equivalents import Equivalent, equivalent
 from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
 from tdiag.analyzer.suggestions.helpers.syntax import dotted
 
@@ -17,11 +19,15 @@ WHY = (
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     from tdiag.analyzer.suggestions.helpers import disable_helper
 
+    skipped = evidence_as(finding.evidence, BreakEvidence).skipped_call()
+    native = equivalent(skipped.name) if skipped is not None else None
+    if native is not None:  # torch does the same thing in the graph: that is the fix, whatever else applies
+        return _native(finding, skipped, native, ctx)
     try:  # the call is inside a helper of the user's that only does host work: disable the helper
         return disable_helper.suggest(finding, ctx)
     except NoPatch as why_not:
         helper_note = str(why_not)
-    callee = _callee(finding, ctx) or "the call"
+    callee = (skipped.name if skipped is not None else None) or _callee(finding, ctx) or "the call"
     shown = f"`{callee}`" if callee != "the call" else callee
     return Suggestion(
         title=f"Keep {shown} out of the graph, or register it as an op",
@@ -30,12 +36,36 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         alternatives=[
             f"move {shown} out of the compiled function: call it before and pass the result in "
             "(best when it does not depend on tensors computed inside)",
-            "wrap it in a helper decorated with @torch.compiler.disable: the graph still splits there, "
-            "but Dynamo stops trying to trace it",
+            "wrap it in the smallest function of yours decorated with @torch.compiler.disable: the graph still "
+            "splits there and that function runs eagerly on every call, but Dynamo stops trying to trace it",
             f"torch.compiler.allow_in_graph({callee if callee != 'the call' else 'fn'}): put it in the graph as "
             "one opaque call (only for functions that take and return tensors and have no side effects)",
             "torch.library.custom_op('mylib::name', mutates_args=()) with a @name.register_fake (meta) function: "
             "a real op that Dynamo, AOTAutograd and Inductor treat as one node",
+        ],
+    )
+
+
+def _native(finding: Finding, skipped, native: Equivalent, ctx: SuggestionContext) -> Suggestion:
+    why = f"`{skipped.name}` is skipped by Dynamo ({skipped.why}); `{native.instead}` does the same in torch, " \
+          "which Dynamo traces into the graph."
+    patch, note = None, f"no patch: {native.note}"
+    if native.patch is not None:
+        from tdiag.analyzer.suggestions.kinds import resolve
+
+        try:  # the equivalent written into the user's file: a candidate for `tdiag fix --verify`
+            patch, note = resolve(native.patch)(finding, ctx), native.note
+        except NoPatch as why_not:
+            note = f"no patch: {why_not}; {native.note}"
+    return Suggestion(
+        title=f"Use `{native.instead}` instead of `{skipped.name}`",
+        why=why,
+        patch=patch,
+        patch_note=note,
+        alternatives=[
+            f"move `{skipped.name}(...)` out of the compiled function: call it before and pass the result in",
+            "wrap it in the smallest function of yours decorated with @torch.compiler.disable: the graph still "
+            "splits there and that function runs eagerly on every call",
         ],
     )
 

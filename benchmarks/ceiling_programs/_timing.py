@@ -49,3 +49,9 @@ def program_arguments(**ints: int) -> argparse.Namespace:
     for name, default in ints.items():
         parser.add_argument(f"--{name}", type=int, default=default)
     return parser.parse_args()
+
+
+def cuda_graphs(args: argparse.Namespace) -> str | None:
+    """``mode=`` for torch.compile in the expert versions: "reduce-overhead" (CUDA graphs) under Inductor on a GPU,
+    else None (the default mode: CUDA graphs need CUDA, and only Inductor takes a mode)."""
+    return "reduce-overhead" if args.device.startswith("cuda") and args.backend == "inductor" else None

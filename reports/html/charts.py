@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import plotly.graph_objects as go
+from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey
 from tdiag.analyzer.rank_view import RankView
 from tdiag.reports.cost_format import PART_COLORS, rank_runtimes, runtime_parts
@@ -41,7 +42,8 @@ class Chart:
 
 
 def build_charts(analysis: Analysis) -> list[Chart]:
-    builders = (runtime_chart, compile_time_chart, recompile_timeline_chart, kernel_kind_chart, graph_size_chart)
+    builders = (runtime_chart, compile_time_chart, compile_cache_chart, recompile_timeline_chart, kernel_kind_chart,
+                graph_size_chart)
     return [chart for chart in (build(analysis) for build in builders) if chart is not None]
 
 
@@ -73,10 +75,11 @@ def runtime_chart(analysis: Analysis) -> Chart | None:
     if not windows:
         return None
     labels = [esc(label or "run") for label, _ in windows]
-    names = [name for name, _ in runtime_parts(windows[0][1])]
+    parts = [dict(runtime_parts(w)) for _, w in windows]  # a part one rank lacks (a recording) is 0 there
+    names = list(dict.fromkeys(name for p in parts for name in p))
     traces = []
-    for i, name in enumerate(names):
-        values = [round(runtime_parts(w)[i][1] / w.steps * 1e3, 4) if w.steps else 0.0 for _, w in windows]
+    for name in names:
+        values = [round(p.get(name, 0.0) / w.steps * 1e3, 4) if w.steps else 0.0 for p, (_, w) in zip(parts, windows)]
         traces.append(
             go.Bar(
                 name=esc(name),
@@ -173,6 +176,52 @@ def compile_time_chart(analysis: Analysis) -> Chart | None:
     )
 
 
+_CACHE_COLORS = {"hit": "#2e7d32", "miss": "#c62828", "bypass": "#f9a825", "disabled": "#6d4c41"}
+
+
+def compile_cache_chart(analysis: Analysis) -> Chart | None:
+    """Compile seconds per graph split by cache outcome: a miss or bypass is what it took to compile (torch's
+    time_taken), a graph that hit shows the rest of its compile time (Dynamo, loading) and saved seconds on hover."""
+    from tdiag.reports.cache_text import cache_line
+
+    graphs = [g for g in analysis.graphs if g.cache_outcomes]
+    if not graphs:
+        return None
+    labels = [esc(f"{g.code_name} ({g.compile_id})" + ("" if g.rank is None else f" rank {g.rank}")) for g in graphs]
+    values: dict[str, list[float]] = {state: [] for state in _CACHE_COLORS}
+    saved: list[float] = []
+    for graph in graphs:
+        fx = [o for o in graph.cache_outcomes if o.cache == "fx_graph"] or graph.cache_outcomes
+        spent = {state: sum(o.seconds or 0.0 for o in fx if o.state == state) for state in ("miss", "bypass")}
+        rest = max(0.0, graph.compile_time_s - sum(spent.values()))
+        states = {o.state for o in fx}
+        for state in _CACHE_COLORS:
+            value = spent.get(state, 0.0)
+            if state == "hit" and "hit" in states:
+                value = rest
+            elif state == "disabled" and "disabled" in states:
+                value = graph.compile_time_s
+            elif state in spent and not value and state in states and not (states & {"hit", "disabled"}):
+                value = rest  # a lookup torch gave no time for: the graph's own compile time
+            values[state].append(round(value, 4))
+        saved.append(round(sum(o.seconds or 0.0 for o in graph.cache_outcomes if o.state == "hit"), 3))
+    traces = [
+        go.Bar(name=state, y=labels, x=xs, orientation="h", marker=dict(color=_CACHE_COLORS[state]),
+               customdata=saved, hovertemplate="%{y}<br>" + state + ": %{x:.3f} s<br>hits saved %{customdata:.3f} s")
+        for state, xs in values.items() if any(xs)
+    ]
+    if not traces:
+        return None
+    return Chart(
+        "chart-compile-cache",
+        "Compile seconds per graph by cache outcome",
+        esc(cache_line(analysis.summary) or "") + ". A miss or bypass is the seconds torch spent compiling it; a hit "
+        "shows what the graph still took (tracing, loading), with the seconds the hit saved on hover.",
+        _figure(traces, barmode="stack", height=max(220, 40 + 28 * len(labels)),
+                xaxis=dict(title="seconds", automargin=True), yaxis=dict(automargin=True, autorange="reversed")),
+    )
+
+
 def recompile_timeline_chart(analysis: Analysis) -> Chart | None:
     frames = _by_frame(analysis)
     if not frames:
@@ -181,7 +230,7 @@ def recompile_timeline_chart(analysis: Analysis) -> Chart | None:
     t0 = min(starts) if starts else 0.0
     use_time = len(starts) == len(analysis.graphs)
     order = {g.key: i for i, g in enumerate(analysis.graphs)}
-    reasons = {GraphKey(r.rank, r.compile_id): [f.text for f in r.failures] for r in analysis.recompiles}
+    reasons = {GraphKey(r.rank, r.compile_id): [user_words(f.text) for f in r.failures] for r in analysis.recompiles}
     traces: list[dict[str, Any]] = []
     for graphs in frames.values():
         label = _frame_label(graphs[0])

@@ -19,7 +19,7 @@ from tdiag.analyzer.model import (
     Recompile,
 )
 from tdiag.analyzer.rank_view import RankView, rank_view
-from tdiag.analyzer.ranking import first_stopped
+from tdiag.analyzer.stopped import first_stopped
 
 from tdiag.lean_dataclass import lean_dataclass
 

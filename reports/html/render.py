@@ -39,6 +39,12 @@ def _environment() -> jinja2.Environment:
     )
     env.globals["asset"] = _asset
     env.globals["graph_facts"] = graph_facts
+    from tdiag.reports.cache_text import cache_line
+
+    env.globals["cache_line"] = cache_line
+    from tdiag.analyzer.guard_words import user_words
+
+    env.filters["user_words"] = user_words  # guard text with Dynamo's own names put as the user wrote them
     return env
 
 

@@ -17,7 +17,7 @@ GITHUB_LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 def ordered(findings: list[Finding]) -> list[Finding]:
     """What stopped the program first (CRS), then file order, as ruff prints: the analysis ranks by impact, but a
     lint log reads top to bottom."""
-    from tdiag.analyzer.ranking import stopped_first
+    from tdiag.analyzer.stopped import stopped_first
 
     return sorted(findings, key=lambda f: (stopped_first(f), f.path, f.line, f.column or 0, f.code, f.message))
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from tdiag.analyzer import capture_health
 from tdiag.analyzer.model import SEVERITIES
-from tdiag.analyzer.ranking import first_stopped
+from tdiag.analyzer.stopped import first_stopped
 from tdiag.reports.lint.diagnostics import plural
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from differential_harness.corpus import PROGRAMS, Program
+from differential_harness.corpus import Program
 from differential_harness.modes import Mode
 
 SITE = Path(__file__).with_name("site")
@@ -43,6 +43,9 @@ def environment(base: dict[str, str], counters_dir: Path, nested: bool, cache_di
     env[COUNTERS_VAR] = str(counters_dir)
     env[NESTED_VAR] = "1" if nested else "0"
     env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(cache_dir))
+    # each corpus program stands for a user's project of its own: git's search for the repository (the root of
+    # tdiag's paths) stops below this checkout, so outputs name `prog.py` (the program's folder is the cwd)
+    env.setdefault("GIT_CEILING_DIRECTORIES", str(Path(__file__).resolve().parents[2]))
     env.update(PYTHONHASHSEED="0", PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     return env
@@ -62,7 +65,8 @@ def run(program: Program, mode: Mode, nested: bool, work: Path, cache_dir: Path)
         env["TORCH_TRACE"] = str(directory / "trace")
     started = time.perf_counter()
     try:
-        proc = subprocess.run(command, cwd=PROGRAMS, env=env, capture_output=True, text=True, timeout=program.timeout,
+        # from the program's own folder, its project (outputs name `prog.py`, as the expectations do)
+        proc = subprocess.run(command, cwd=program.path.parent, env=env, capture_output=True, text=True, timeout=program.timeout,
                               stdin=subprocess.DEVNULL)
         exit_code, stdout, stderr, timed_out = proc.returncode, proc.stdout, proc.stderr, False
     except subprocess.TimeoutExpired as exc:

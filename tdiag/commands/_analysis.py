@@ -24,7 +24,7 @@ def load_analysis(record: str):
         raise
     except Exception as exc:
         raise AnalysisFailed(f"while analysing {record}: {type(exc).__name__}: {exc}") from exc
-    from tdiag.fixing.loop import load_verification
+    from tdiag.fixing.saved import load_verification
 
     # `tdiag fix --verify` keeps its result next to the record; every output shows it from the Analysis.
     record_dir = Path(record) if Path(record).is_dir() else Path(record).parent

@@ -25,18 +25,25 @@ MIN_TIMEOUT_S = 120.0
 TIMEOUT_FACTOR = 4.0
 
 
-def measure_eager(target, args, run_dir: Path, writer: RecordWriter, start: dict[str, Any], elapsed_s: float) -> None:
-    """Run ``args.vs_eager_runs`` eager runs and write the ``eager_baseline`` event; never raises."""
+def measure_eager(target, args, run_dir: Path, writer: RecordWriter, start: dict[str, Any], elapsed_s: float) -> bool:
+    """Run ``args.vs_eager_runs`` eager runs and write the ``eager_baseline`` event; never raises. True when Ctrl-C
+    interrupted them (the event says so; the caller ends as an interrupted command)."""
     runs: list[dict[str, Any]] = []
     reason = None
     timeout = max(MIN_TIMEOUT_S, TIMEOUT_FACTOR * elapsed_s)
     if not args.quiet:
         print(f"tdiag: running the program again with TORCH_COMPILE_DISABLE=1 to compare with eager "
               f"({args.vs_eager_runs} run(s); its output is discarded)", file=sys.stderr)
+    from tdiag.reports.progress import progress
+
+    total = args.vs_eager_runs
     try:
-        for i in range(args.vs_eager_runs):
-            name = "eager" if args.vs_eager_runs == 1 else f"eager-{i + 1}"
-            runs.append(_one(target, args, run_dir / name, start, timeout))
+        with progress(_step(1, total), total=total if total > 1 else None, enabled=not args.quiet) as steps:
+            for i in range(total):
+                name = "eager" if total == 1 else f"eager-{i + 1}"
+                steps.describe(_step(i + 1, total))
+                runs.append(_one(target, args, run_dir / name, start, timeout))
+                steps.advance()
     except KeyboardInterrupt:
         reason = "the eager run was interrupted (Ctrl-C)"
     except Exception as exc:  # the comparison is extra: the user's run and its record stand without it
@@ -45,6 +52,11 @@ def measure_eager(target, args, run_dir: Path, writer: RecordWriter, start: dict
     if reason:
         event["reason"] = reason
     writer.write(event)
+    return reason is not None and "interrupted" in reason
+
+
+def _step(i: int, total: int) -> str:
+    return "tdiag: eager run" + (f" {i} of {total}" if total > 1 else "") + " (TORCH_COMPILE_DISABLE=1)"
 
 
 def _one(target, args, record_dir: Path, start: dict[str, Any], timeout: float) -> dict[str, Any]:

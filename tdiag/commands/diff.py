@@ -1,7 +1,8 @@
 """``tdiag diff BASE NEW``: what changed between two records, e.g. a stored baseline and this CI run.
 
 Exit status: 1 when NEW regressed (a new finding at or above ``--fail-on``, or more graphs, graph breaks or
-recompilations than BASE), 0 otherwise, 2 for a usage error or an unreadable record.
+recompilations than BASE), 0 otherwise, 2 for a usage error, an unreadable record, or a record whose capture or
+analysis was incomplete or that cannot support an all-clear (a finding absent from it is "unknown", never "fixed").
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ class DiffCommand:
     help = "Compare two records: findings fixed, new and unchanged, and how counts moved (exit 1 on regressions)."
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("base", help="the baseline record (run directory or events*.jsonl)")
-        parser.add_argument("new", help="the record to compare with it")
+        parser.add_argument("base", metavar="BASE", help="the baseline record (run directory or events*.jsonl)")
+        parser.add_argument("new", metavar="NEW", help="the record to compare with it")
         parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: %(default)s)")
         parser.add_argument(
             "--fail-on", choices=SEVERITIES, default="warning", help="a new finding this severe or worse is a regression (default: %(default)s)"

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, TdiagError
 from tdiag.fixing.stdout_match import DEFAULT_TOLERANCE
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a program ended by Ctrl-C
 
 
 class FixCommand:
@@ -14,7 +17,7 @@ class FixCommand:
     help = "Apply the record's patches: show them, --verify them on a scratch copy (before/after), --apply them."
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("record", nargs="?", help="a run directory or an events*.jsonl file")
+        parser.add_argument("record", nargs="?", metavar="RECORD", help="a run directory or an events*.jsonl file")
         parser.add_argument("--apply", action="store_true", help="write the patches to the project (backup + undo)")
         parser.add_argument("--verify", action="store_true",
                             help="patch a scratch copy, re-run the recorded command under tdiag, compare before/after")
@@ -39,18 +42,34 @@ class FixCommand:
                                  "compare its measured step time with the compiled one")
         parser.add_argument("--keep-scratch", action="store_true", help="keep the scratch copies and their records")
         parser.add_argument("--undo", action="store_true", help="restore the files of the last --apply (RECORD optional)")
-        parser.add_argument("-f", "--format", choices=("text", "json"), default="text")
+        parser.add_argument("-f", "--format", choices=("text", "json"), default="text",
+                            help="text: the diffs, each round's verdict and table (default); json: the same as one "
+                                 "object, the one kept in RECORD/fix/verification.json")
         parser.add_argument("--no-diff", action="store_true", help="text: list the patches without their diffs")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        from tdiag.fixing.progress import Progress
+
+        progress = Progress.on_terminal() if getattr(args, "verify", False) else Progress()
+        try:
+            return self._run(args, parser, progress)
+        except KeyboardInterrupt:
+            progress.close()
+            print(f"tdiag fix: interrupted while {progress.now}: {_left_behind(progress)}", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        finally:
+            progress.close()
+
+    def _run(self, args: argparse.Namespace, parser: argparse.ArgumentParser, progress) -> int:
         from tdiag.fixing.undo import undo
 
         if args.undo:
+            progress.doing("restoring the files of the last --apply")
             manifest, restored = undo(_record_dir(args.record) if args.record else None, args.force)
             print(f"tdiag fix: restored {', '.join(restored)} (from {manifest.parent})")
             return EXIT_CLEAN
         if not args.record:
-            parser.error("the following arguments are required: record")
+            parser.error("the following arguments are required: RECORD")
         if args.each and not args.verify:
             parser.error("--each measures patches: use it with --verify")
         if args.eager and not args.verify:
@@ -69,7 +88,10 @@ class FixCommand:
             keep_scratch=args.keep_scratch, repeat=args.repeat, max_rounds=args.rounds,
             output_tolerance=args.output_tolerance, eager=args.eager,
         )
-        report = fix(args.record, load_analysis(args.record), options)
+        progress.doing(f"analysing {args.record}")
+        report = fix(args.record, load_analysis(args.record), options, progress)
+        progress.close()  # the report follows on stdout; the progress line must be gone from the terminal first
+        progress.doing("printing the result")
         from tdiag.reports.registry import ReportOptions, get_reporter, write_report
 
         reporter = get_reporter(f"fix-{args.format}")
@@ -77,6 +99,20 @@ class FixCommand:
         if report.refusals:
             return EXIT_USAGE  # asked to write and wrote nothing
         return EXIT_FINDINGS if report.worse else EXIT_CLEAN
+
+
+def _left_behind(progress) -> str:
+    """What Ctrl-C left: the project (untouched, or patched with an undo) and the scratch copies (removed or kept)."""
+    applied = getattr(progress.report, "applied", None)
+    if applied is not None:
+        words = [f"the patches were applied to {', '.join(applied.files)} (`tdiag fix --undo` takes them back)"]
+    else:
+        words = ["your source is untouched"]
+    scratch = progress.scratch
+    if scratch is not None:
+        kept = scratch.base.exists()
+        words.append(f"the scratch copies are kept in {scratch.base}" if kept else "the scratch copies were removed")
+    return ", ".join(words)
 
 
 def _record_dir(record: str) -> Path:

@@ -1,8 +1,10 @@
 """``tdiag lint``: a record's findings in ruff's output formats, with ruff's exit codes, for CI.
 
 Exit status: 0 when no selected finding is at or above ``--fail-on`` (default ``warning``, so ``info`` findings
-such as DYN001 never fail a build unless asked), 1 when one is, 2 for a usage error or a record that cannot be
-read. ``--exit-zero`` turns 1 into 0 and leaves 2 alone.
+such as DYN001 never fail a build unless asked), 1 when one is, 2 for a usage error, a record that cannot be
+read, an incomplete capture or analysis (a stage, rule or suggester of tdiag's that raised), or a record that cannot
+support an all-clear (interrupted, cut short, unreadable lines, a program that exited before compiling): each named on
+stderr (analyzer/capture_health.py). ``--exit-zero`` turns 1 into 0 and leaves 2 alone.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ class LintCommand:
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
         from tdiag.reports.lint import DEFAULT_FORMAT, FORMATS
 
-        parser.add_argument("record", help="a run directory or an events*.jsonl file")
+        parser.add_argument("record", metavar="RECORD", help="a run directory or an events*.jsonl file")
         parser.add_argument("--format", choices=list(FORMATS), default=DEFAULT_FORMAT, help="output format (default: %(default)s)")
         parser.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes, comma-separated (BRK, RCP001, ALL)")
         parser.add_argument("--ignore", action="append", metavar="CODES", help="leave out these codes or prefixes, comma-separated")

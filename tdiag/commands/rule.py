@@ -13,7 +13,7 @@ class RuleCommand:
     help = "Explain a rule: what it finds, why it matters, and how to fix it (--all lists every rule)."
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("code", nargs="?", help="a rule code (BRK001) or name (data-dependent-branch)")
+        parser.add_argument("code", metavar="CODE", nargs="?", help="a rule code (BRK001) or name (data-dependent-branch)")
         parser.add_argument("--all", action="store_true", help="list every rule")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -25,12 +25,26 @@ class RuleCommand:
             return 0
         if not args.code:
             raise TdiagError("name a rule code (e.g. tdiag rule BRK001), or use --all")
-        wanted = args.code.strip()
-        rule = next((r for r in rules if wanted.upper() == r.code or wanted.lower() == r.name), None)
-        if rule is None:
-            raise TdiagError(f"unknown rule {wanted!r} (see `tdiag rule --all`)")
-        _print_doc(rule)
+        _print_doc(find_rule(args.code))
         return 0
+
+
+def find_rule(code: str):
+    """The rule named by its code (BRK001) or its name (data-dependent-branch); TdiagError when none is."""
+    from tdiag.analyzer.rules import all_rules
+
+    wanted = code.strip()
+    rule = next((r for r in all_rules() if wanted.upper() == r.code or wanted.lower() == r.name), None)
+    if rule is None:
+        raise TdiagError(f"unknown rule {wanted!r} (see `tdiag rule --all`)")
+    return rule
+
+
+def rule_text(code: str) -> str:
+    """What `tdiag rule CODE` prints (Markdown), or every rule one per line for ``all``; shared with `tdiag mcp`."""
+    from tdiag.analyzer.rules import all_rules
+
+    return _listing(all_rules()) if code.strip().lower() == "all" else _markdown(find_rule(code))
 
 
 def _listing(rules) -> str:

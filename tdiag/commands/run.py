@@ -22,13 +22,23 @@ class RunCommand:
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("-m", dest="as_module", action="store_true", help="run a library module, like python -m")
-        parser.add_argument("-o", "--output", metavar="DIR", help="run directory for the record (default: ./tdiag-runs/<program>-<time>)")
-        parser.add_argument("--source-root", metavar="DIR", help="snapshot user sources under DIR (default: the program's directory)")
-        parser.add_argument("--no-tui", action="store_true", help="do not open the interactive UI at the end")
+        parser.add_argument("-o", "--output", metavar="DIR",
+                            help="run directory for the record (default: ./tdiag-runs/<program>-<time>)")
+        parser.add_argument("--source-root", metavar="DIR",
+                            help="the project root: every output's paths are relative to it and only its files are "
+                            "snapshotted (default: the git repository of the program's folder, else the working "
+                            "directory)")
+        parser.add_argument("--tui", action="store_true",
+                            help="open the interactive UI after the summary (in a terminal)")
+        parser.add_argument("--no-tui", action="store_true",
+                            help="do not open the interactive UI (the default; kept for older scripts)")
         parser.add_argument("--html", metavar="FILE", help="also write the single-file HTML report")
         parser.add_argument("-q", "--quiet", action="store_true", help="no summary at exit (the record is still written)")
         parser.add_argument("--deep", action="store_true", help="exact IR-level kernel detail (bypasses compile caches)")
-        parser.add_argument("--redact", metavar="REGEX", action="append", default=[], help="replace matches in the recorded argv")
+        parser.add_argument("--baseline", metavar="DIR", help="the record to explain compile-cache misses against "
+                            "(default: the newest previous record of the same program in the output's folder)")
+        parser.add_argument("--redact", metavar="REGEX", action="append", default=[],
+                            help="replace matches in the recorded argv with *** (repeatable)")
         parser.add_argument(
             "--profile-window",
             metavar="STEPS[:SETTLE[:SECONDS]]",
@@ -45,11 +55,16 @@ class RunCommand:
                             help="eager runs for --vs-eager, implying it (default 1; more rule out a slow moment of "
                             "the machine)")
         parser.add_argument("--nproc-per-node", type=int, metavar="N", help="launch N ranks through torchrun")
-        parser.add_argument("program", help="the script to run (or the module, with -m)")
-        parser.add_argument("args", nargs=argparse.REMAINDER, help="the program's own arguments")
+        parser.add_argument("program", metavar="PROGRAM",
+                            help="the script to run (or the module, with -m); tdiag's options go before it")
+        parser.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER,
+                            help="the program's own arguments: everything after PROGRAM goes to the program")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        if args.tui and args.no_tui:
+            raise TdiagError("--tui and --no-tui exclude each other")
         _check_vs_eager(args)
+        args.own_options = own_options(parser)
         if args.nproc_per_node:
             from tdiag.commands._torchrun import launch
 
@@ -71,10 +86,13 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
 
     argv = _redact(target.argv, args.redact)
     extra = {"target": {"kind": target.kind, "name": target.name}, "deep": bool(args.deep)}
-    try:
-        writer = RecordWriter(record_path, header_fields(argv, root, rank, extra))
-    except OSError as exc:
-        raise TdiagError(f"cannot write the record {record_path}: {exc.strerror or exc}") from None
+    from tdiag.interrupt import phase
+
+    with phase("starting the capture", kept=f"the program had not started; nothing was recorded in {run_dir}"):
+        try:
+            writer = RecordWriter(record_path, header_fields(argv, root, rank, extra, launcher=_launcher()))
+        except OSError as exc:
+            raise TdiagError(f"cannot write the record {record_path}: {exc.strerror or exc}") from None
     pid, started = os.getpid(), time.time()
     start = None
     if getattr(args, "vs_eager", False):  # the eager run starts where the program did (it may change both in-process)
@@ -101,15 +119,56 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
     if start is not None and outcome.reason != "keyboard_interrupt":
         from tdiag.commands._vs_eager import measure_eager
 
-        measure_eager(target, args, run_dir, writer, start, time.time() - started)
+        interrupted = measure_eager(target, args, run_dir, writer, start, time.time() - started)
+        if interrupted:
+            writer.close()
+            from tdiag.interrupt import Interrupted
+
+            raise Interrupted("running the program again with TORCH_COMPILE_DISABLE=1 (--vs-eager)",
+                              kept=f"the program's run is recorded in {run_dir}, not compared with eager")
     writer.close()
     show_results(args, run_dir, lead=rank in (None, 0))
+    if rank in (None, 0):
+        misplaced_option_hint(outcome, target.args, getattr(args, "own_options", ()))
     if outcome.system_exit is not None and not isinstance(outcome.system_exit.code, (int, type(None))):
         raise outcome.system_exit  # sys.exit("message"): let Python print it, exactly as without tdiag
     if outcome.reason == "keyboard_interrupt":
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
     return outcome.exit_code
+
+
+def own_options(parser: argparse.ArgumentParser) -> set[str]:
+    """The option strings of ``tdiag run`` itself (``--no-tui``, ``--html``, ...)."""
+    return {o for action in parser._actions for o in action.option_strings if o.startswith("--")}
+
+
+def misplaced_option_hint(outcome, program_args: list[str], options: set[str]) -> None:
+    """One line when the program's argparse refused an option that is tdiag's: it was given after the program name,
+    so it went to the program (as python passes it; tdiag never takes it back)."""
+    exit_ = outcome.system_exit
+    if exit_ is None or exit_.code != 2 or not _raised_by_argparse(exit_):
+        return
+    given = next((a.split("=", 1)[0] for a in program_args if a.split("=", 1)[0] in options), None)
+    if given is not None:
+        print(f"tdiag: `{given}` went to the program: put tdiag's options before the program name", file=sys.stderr)
+
+
+def _raised_by_argparse(exc: BaseException) -> bool:
+    import argparse as argparse_module
+
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == argparse_module.__file__:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _launcher() -> str | None:
+    """The file Python started to run tdiag: the ``tdiag`` console script (``python -m tdiag``'s is tdiag's own)."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    return path if isinstance(path, str) and os.path.isfile(path) else None
 
 
 def _record_on_sigterm(writer: RecordWriter, started: float):

@@ -17,10 +17,14 @@ class TuiCommand:
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from tdiag.commands._analysis import load_analysis
+        from tdiag.interrupt import phase
         from tdiag.tui import run_app
 
         record_dir = Path(args.record) if Path(args.record).is_dir() else Path(args.record).parent
-        run_app(load_analysis(args.record), record_dir)  # a bad record is a one-line error and exit 2
+        with phase("reading the record", kept="nothing was changed"):
+            analysis = load_analysis(args.record)  # a bad record is a one-line error and exit 2
+        with phase("exploring the record", kept="the record is unchanged (a patch applied with `a` keeps its undo)"):
+            run_app(analysis, record_dir)
         return EXIT_CLEAN
 
 

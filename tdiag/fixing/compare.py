@@ -1,11 +1,10 @@
 """Before/after: the numbers of two runs of the same command, and the verdict a CI job can act on.
 
-Counts (graphs, breaks, recompiles, eager fallbacks) are exact, so any increase is "worse". Times are noisy: each
-side may be run several times (``--repeat``), and the step time is judged only when both sides have at least
-``MIN_RUNS_TO_JUDGE`` runs that each carry tdiag's per-step measurement over at least ``MIN_STEPS_TO_JUDGE`` steps.
-A side is slower (or faster) only when its whole range of runs lies beyond the other's by more than
-``SLOWER_TOLERANCE``: one noisy window never decides. Where time cannot decide, the counts do. The run's wall time is
-shown, labelled, never judged.
+What is better or worse is analyzer/verdict.py's, shared with `tdiag diff`: counts (graphs, breaks, recompiles, eager
+fallbacks) are exact, so any increase is "worse"; times are noisy: each side may be run several times (``--repeat``),
+and the step time is judged only when both sides have at least two runs that each carry tdiag's
+per-step measurement over at least ``MIN_STEPS_TO_JUDGE`` steps, and only beyond both ranges. Where time cannot
+decide, the counts do. The run's wall time is shown, labelled, never judged.
 
 A comparison "pays" when something measurably got better: a count went down, a stopped program got further or ran
 to its end, or the steps got faster beyond the spread.
@@ -18,17 +17,21 @@ printed again (a prefix), and the counts are not compared (the stopped run never
 from __future__ import annotations
 
 from dataclasses import asdict, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdiag.analyzer.model import Analysis
+from tdiag.analyzer.verdict import JUDGED_COUNTS, count_changes, judge_times
 from tdiag.fixing.stdout_match import DEFAULT_TOLERANCE, match
 from tdiag.fixing.verify import RunResult
 from tdiag.lean_dataclass import lean_dataclass
 
-SLOWER_TOLERANCE = 0.10
+if TYPE_CHECKING:
+    from tdiag.fixing.cache_verify import CacheFixVerification
+
+# the counts a patch that compiles more code by design grows (its own graphs, torch's break before them)
+BY_DESIGN_COUNTS = ("graphs", "graph_breaks")
+
 MIN_STEPS_TO_JUDGE = 10  # a window of a couple of steps on a busy machine is noise, shown but not judged
-MIN_RUNS_TO_JUDGE = 2  # a timing verdict needs a spread: one run of each side is shown, never judged
-COUNTS = ("graphs", "graph_breaks", "recompiles", "eager_fallbacks")
 
 
 @lean_dataclass
@@ -47,6 +50,7 @@ class Metrics:
     step_times_s: list[float] = field(default_factory=list)
     runs: int = 1
     crash_site: str | None = None  # "path:line" where torch.compile stopped the program, when it did
+    crash_reason: str | None = None  # torch's own first line when it stopped the program (a refusal names it)
 
     @property
     def step_spread_s(self) -> tuple[float, float] | None:
@@ -83,6 +87,7 @@ class Metrics:
             exit_code=result.exit_code,
             findings=findings,
             crash_site=_crash_site(analysis),
+            crash_reason=_crash_reason(analysis),
         )
 
 
@@ -113,6 +118,8 @@ class Comparison:
     output_within_tolerance: bool = False  # stdout differs only in numbers within the stated tolerance
     output_number_differences: list[str] = field(default_factory=list)
     kept: bool | None = None  # rounds: whether this change went into the final set (None: not a round's choice)
+    # a cache fix (CCH): measured on warm runs (cache_verify.py); before/after above are then the warm runs' numbers
+    cache: CacheFixVerification | None = None
 
     @property
     def ok(self) -> bool:
@@ -124,34 +131,41 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        data["cache"] = self.cache.to_dict() if self.cache is not None else None
         data["ok"] = self.ok
         data["pays"] = self.pays
         return data
 
 
 def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResult]],
-            after: list[tuple[Analysis, RunResult]], tolerance: float = DEFAULT_TOLERANCE) -> Comparison:
-    """``before`` and ``after``: one or more runs of each side (the first decides counts and output)."""
+            after: list[tuple[Analysis, RunResult]], tolerance: float = DEFAULT_TOLERANCE,
+            adds_graphs: bool = False) -> Comparison:
+    """``before`` and ``after``: one or more runs of each side (the first decides counts and output).
+    ``adds_graphs``: a patch of the set compiles more code by design (the compiled optimizer step), so more graphs
+    and graph breaks are what it does, said but not counted against it; it pays only by a faster step."""
     b, a = Metrics.of_runs(before), Metrics.of_runs(after)
     problems, improved = [], []
     completed = _stopped(before[0][0]) and not _stopped(after[0][0]) and a.exit_code == 0
-    for name in () if completed else COUNTS:
-        what = name.replace("_", " ")
-        if getattr(a, name) > getattr(b, name):
-            problems.append(f"more {what}: {getattr(b, name)} -> {getattr(a, name)}")
-        elif getattr(a, name) < getattr(b, name):
-            improved.append(f"fewer {what}: {getattr(b, name)} -> {getattr(a, name)}")
+    notes = []
+    for change in () if completed else count_changes(_counts(b), _counts(a)):
+        if adds_graphs and change.worse and change.name in BY_DESIGN_COUNTS:
+            notes.append(f"{change.words()} (the patch compiles more code by design: judged by step time)")
+            continue
+        (problems if change.worse else improved).append(change.words())
     if completed:
         improved.append("the program runs to its end now")
     elif b.crash_site and a.crash_site and a.crash_site != b.crash_site and a.exit_code == b.exit_code:
         improved.append(f"torch.compile no longer stops the program at {b.crash_site} (now at {a.crash_site})")
     timing, faster, slower = judge_steps(b, a)
+    if notes and not faster:
+        problems.extend(notes)  # by design, but not paid for by a faster step: counted after all
     if slower:
         problems.append(slower)
     if faster:
         improved.append(faster)
     if a.exit_code != b.exit_code and not completed:
-        problems.append(f"the program's exit code changed: {b.exit_code} -> {a.exit_code}")
+        reason = f" ({a.crash_reason})" if a.crash_reason and a.crash_reason != b.crash_reason else ""
+        problems.append(f"the program's exit code changed: {b.exit_code} -> {a.exit_code}{reason}")
     output = match(before[0][1].stdout, after[0][1].stdout, tolerance)
     if completed and not after[0][1].stdout.startswith(before[0][1].stdout):
         problems.append("the program's output before it stopped changed")
@@ -177,22 +191,27 @@ def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResu
 
 
 def judge_steps(b: Metrics, a: Metrics) -> tuple[str, str | None, str | None]:
-    """(how the step time was judged, "faster ..." or None, "slower ..." or None).
-
-    Judged only with ``MIN_RUNS_TO_JUDGE`` measured runs a side; a side is faster or slower only when the ranges of
-    the two sides do not overlap and the gap exceeds ``SLOWER_TOLERANCE`` of the slower side's best."""
+    """(how the step time was judged, "faster ..." or None, "slower ..." or None): analyzer/verdict.py's judgement
+    of the runs that measured at least ``MIN_STEPS_TO_JUDGE`` steps."""
     if not (b.step_times_s and a.step_times_s):
         return "not judged: a side has no measured window of at least %d steps" % MIN_STEPS_TO_JUDGE, None, None
-    if min(len(b.step_times_s), len(a.step_times_s)) < MIN_RUNS_TO_JUDGE:
-        return (f"not judged: {len(b.step_times_s)} and {len(a.step_times_s)} measured run(s); a verdict needs "
-                f"{MIN_RUNS_TO_JUDGE} a side (--repeat)"), None, None
-    (b_lo, b_hi), (a_lo, a_hi) = b.step_spread_s, a.step_spread_s
-    spread = f"before {_ms(b_lo)}-{_ms(b_hi)} ms over {len(b.step_times_s)} runs, after {_ms(a_lo)}-{_ms(a_hi)} ms over {len(a.step_times_s)}"
-    if a_lo > b_hi * (1 + SLOWER_TOLERANCE):
-        return f"slower beyond the spread ({spread})", None, f"slower steps: {_ms(b_hi)} ms at best -> {_ms(a_lo)} ms at best ({spread})"
-    if a_hi * (1 + SLOWER_TOLERANCE) < b_lo:
-        return f"faster beyond the spread ({spread})", f"faster steps: {_ms(b_lo)} -> {_ms(a_hi)} ms or less ({spread})", None
-    return f"within the spread: no verdict on time ({spread})", None, None
+    verdict = judge_times(b.step_times_s, a.step_times_s)
+    if verdict.change == "slower":
+        return verdict.how, None, (f"slower steps: {_ms(max(b.step_times_s))} ms at best -> "
+                                   f"{_ms(min(a.step_times_s))} ms at best ({_range_words(verdict.how)})")
+    if verdict.change == "faster":
+        return verdict.how, (f"faster steps: {_ms(min(b.step_times_s))} -> {_ms(max(a.step_times_s))} ms or less "
+                             f"({_range_words(verdict.how)})"), None
+    return verdict.how, None, None
+
+
+def _range_words(how: str) -> str:
+    """The "before ... over N runs, after ..." part of a verdict's words."""
+    return how[how.index("(") + 1 : -1] if "(" in how else how
+
+
+def _counts(m: Metrics) -> dict[str, float]:
+    return {name: getattr(m, name) for name in JUDGED_COUNTS}
 
 
 def _ms(seconds: float) -> str:
@@ -205,6 +224,15 @@ def _crash_site(analysis: Analysis) -> str | None:
         return None
     site = crash.site or crash.call_site
     return f"{site.path}:{site.line}" if site is not None else crash.headline
+
+
+def _crash_reason(analysis: Analysis) -> str | None:
+    """torch's reason, as it worded it, when torch.compile stopped the program (e.g. "accessing tensor output of
+    CUDAGraphs that has been overwritten by a subsequent run"): what a refused patch broke."""
+    crash = analysis.summary.crash
+    if crash is None or not crash.ended_program or not crash.caused_by_torch:
+        return None
+    return crash.headline
 
 
 def _stopped(analysis: Analysis) -> bool:

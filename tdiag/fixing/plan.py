@@ -43,6 +43,9 @@ class PlannedPatch:
     findings: list[Finding] = field(default_factory=list)
     edits: list[Edit] = field(default_factory=list)
     held_back: str | None = None  # why it is not applied with the others (overlap)
+    # the same finding's other patches (Suggestion.candidates), tried in order when this one does not pay
+    alternatives: list[PlannedPatch] = field(default_factory=list)
+    adds_graphs: bool = False  # Suggestion.adds_graphs: more graphs and breaks by design, judged by step time
 
     @property
     def applied(self) -> bool:
@@ -79,6 +82,13 @@ def plan_patches(analysis: Analysis, select: list[str] | None = None, ignore: li
             codes=[finding.code],
             findings=[finding],
             edits=edits_of(suggestion.patch),
+            adds_graphs=suggestion.adds_graphs,
+            alternatives=[
+                PlannedPatch(id=f"{finding.code}@{finding.path}:{finding.line}#{n}", path=finding.path,
+                             patch=alt.patch, title=alt.title, codes=[finding.code], findings=[finding],
+                             edits=edits_of(alt.patch), adds_graphs=alt.adds_graphs)
+                for n, alt in enumerate(suggestion.candidates, start=2) if alt.patch
+            ],
         )
     patches = list(planned.values())
     taken: dict[str, list[tuple[PlannedPatch, Edit]]] = {}

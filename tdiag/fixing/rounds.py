@@ -6,19 +6,24 @@ patched text it ran), runs them ``repeat`` times on a scratch copy and compares 
 what verified and paid (compare.py: no regression, and a count down, the program further, or faster steps beyond
 the spread); when its set together does not, each patch is tried alone and the ones that pay are kept (together
 when that verifies too). A patch tried once is not tried again. The rounds stop when no patch is left, a round
-keeps nothing, or at ``max_rounds``. The result is the final text of every patched file: ``--apply`` writes it with
-one backup, so one ``--undo`` takes back every round.
+keeps nothing, or at ``max_rounds``. A set of cache fixes only (CCH) pays on the next run, never on the one that
+fills the cache: it is measured on warm runs instead, each side against a fresh cache of its own (cache_verify.py),
+and kept when the warm run after it hits the FX graph cache and compiles less. The result is the final text of every
+patched file: ``--apply`` writes it with one backup, so one ``--undo`` takes back every round.
 """
 
 from __future__ import annotations
 
-from dataclasses import field
+from collections.abc import Callable
 
 from tdiag.analyzer.eager_compare import where_time_goes
 from tdiag.analyzer.model import Analysis
+from tdiag.fixing.cache_verify import cache_comparison, is_cache_fix, verify_cache_fix
 from tdiag.fixing.compare import Comparison, Metrics, compare, judge_steps
 from tdiag.fixing.plan import PlannedPatch, by_file, merged_text, plan_patches
+from tdiag.fixing.progress import Progress
 from tdiag.fixing.recorded import RecordedRun
+from tdiag.fixing.round import EagerBaseline, Round, Verification
 from tdiag.fixing.verify import RunResult, Scratch
 from tdiag.lean_dataclass import lean_dataclass
 
@@ -26,66 +31,81 @@ Runs = list[tuple[Analysis, RunResult]]
 
 
 @lean_dataclass
-class RoundsResult:
-    comparisons: list[Comparison] = field(default_factory=list)
-    kept: list[PlannedPatch] = field(default_factory=list)  # every round's kept patches, in order
-    texts: dict[str, str] = field(default_factory=dict)  # display path -> final text (the kept set, all rounds)
-    rounds: int = 0  # rounds that measured something
-    stopped: str = ""  # why the rounds ended
-    eager: EagerBaseline | None = None  # --eager: the final program with torch.compile disabled
-
-
-@lean_dataclass
-class EagerBaseline:
-    """The final program run with TORCH_COMPILE_DISABLE=1 under `tdiag run` (its window measures eager steps too)."""
-
-    step_times_s: list[float]
-    compiled_step_times_s: list[float]
-    exit_code: int
-    verdict: str  # "compiled slower than eager", "compiled faster than eager", "no verdict", "not measured"
-    detail: str
-    cause: str | None = None  # where the compiled step's time goes, when it is slower (shared with RUN003)
-
-
-@lean_dataclass
 class _State:
-    runs: Runs  # the current baseline: the original program, then each kept round's patched run
+    measured: Runs | None  # the current baseline: the original program, then each kept round's patched run
     texts: dict[str, str]  # what is patched so far (display path -> text)
     sources: dict[str, str]  # the baseline run's snapshots: the text its patches are diffs against
+    baseline: Callable[[], Runs] | None = None  # measures the original program when first needed
+
+    @property
+    def runs(self) -> Runs:
+        """The baseline's runs, measured on first use: a round of cache fixes measures its own two sides."""
+        if self.measured is None:
+            self.measured = self.baseline()
+        return self.measured
 
 
-def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch: Scratch) -> RoundsResult:
+def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch: Scratch,
+                  progress: Progress | None = None) -> Verification:
     from tdiag.analyzer import build
+
+    progress = progress or Progress()
 
     def measure(label: str, texts: dict[str, str], extra_env: dict[str, str] | None = None) -> Runs:
         copy = scratch.copy(label, texts)
         env = {**options.env, **(extra_env or {})}
-        results = [scratch.rerun(label, copy, env, options.timeout, i + 1) for i in range(options.repeat)]
+        results = []
+        for i in range(options.repeat):
+            progress.running(label, i + 1, options.repeat)
+            results.append(scratch.rerun(label, copy, env, options.timeout, i + 1))
+            progress.ran()
+        progress.doing(f"analysing the {label} run(s)")
         return [(build(r.record_dir), r) for r in results]
 
-    result = RoundsResult()
+    def warm(label: str, before_texts: dict[str, str], after_texts: dict[str, str]):
+        """A cache fix: each side populates a fresh cache, then runs warm ``repeat`` times (cache_verify.py)."""
+        return verify_cache_fix(scratch, before_texts, after_texts, options.env, options.env, options.timeout,
+                                options.repeat, label, progress)
+
+    result = Verification()
     # The baseline runs again too, on an unpatched copy: the record has no stdout, and times are only comparable
-    # between runs on the same machine state.
-    state = _State(measure("before", {}), {}, dict(run.sources))
+    # between runs on the same machine state. A round 1 of cache fixes only measures its own two sides on warm runs
+    # (cache_verify.py): the baseline then runs only if something later needs it.
+    baseline_first = not is_cache_fix(first)
+    # runs known to come: the baseline, round 1 together (and alone with --each), the eager side
+    progress.expect(options.repeat * (baseline_first + bool(first) + (len(first) if options.each and len(first) > 1
+                                                                      else 0) + options.eager))
+
+    def baseline() -> Runs:
+        progress.expect(options.repeat)
+        return measure("before", {})
+
+    state = _State(measure("before", {}) if baseline_first else None, {}, dict(run.sources), baseline)
     tried: set[tuple[str, ...]] = set()
     for number in range(1, options.max_rounds + 1):
-        if number == 1:
-            patches = first
+        if number == 1 or first is not None:
+            patches, first = first, None
         else:
+            progress.doing(f"planning round {number}")
             planned = plan_patches(state.runs[0][0], options.select, options.ignore)
             patches = [p for p in planned if p.applied and _key(p) not in tried]
+            if patches:
+                progress.expect(options.repeat * (1 + (len(patches) if options.each and len(patches) > 1 else 0)))
         if not patches:
             result.stopped = "no patch left" if number > 1 else "no patch applies"
             break
         tried.update(_key(p) for p in patches)
-        kept = _round(number, patches, state, measure, options, result.comparisons)
-        result.rounds = number
-        if kept is None:
+        this = Round(number, patches)
+        result.rounds.append(this)
+        runs = _round(this, state, measure, warm, options, progress)
+        if runs is None:
+            nxt = _next_candidates(patches, tried)
+            if nxt and number < options.max_rounds:
+                first = nxt  # the same findings' next candidate patches (the optimizer's implementations)
+                continue
             result.stopped = f"round {number} did not pay: no patch of it made a measurable improvement"
             break
-        group, runs = kept
-        result.kept += group
-        state = _State(runs, _with(state, group), {**state.sources, **dict(runs[0][0].sources)})
+        state = _State(runs, _with(state, this.kept), {**state.sources, **dict(runs[0][0].sources)})
     else:
         result.stopped = f"the limit of {options.max_rounds} round(s) (--rounds)"
     result.texts = state.texts
@@ -109,41 +129,81 @@ def eager_baseline(compiled: Runs, eager: Runs) -> EagerBaseline:
     return EagerBaseline(e.step_times_s, c.step_times_s, 0, verdict, how)
 
 
-def _round(number: int, patches: list[PlannedPatch], state: _State, measure, options,
-           out: list[Comparison]) -> tuple[list[PlannedPatch], Runs] | None:
-    """Verify one round; the patches it keeps and their runs, or None when none paid."""
+def _round(this: Round, state: _State, measure, warm, options, progress: Progress) -> Runs | None:
+    """Verify one round: fill its attempts, its kept set and why; the kept set's runs, or None when none paid.
+    A set of cache fixes only (CCH) is measured on warm runs against a fresh cache per side (``warm``)."""
+    number, patches = this.number, this.patches
 
     def attempt(label: str, group: list[PlannedPatch]) -> tuple[Comparison, Runs]:
-        runs = measure(f"round{number}-{label}", _with(state, group))
-        c = compare(label, [p.id for p in group], state.runs, runs, options.output_tolerance)
+        progress.round(number, label, len(group))
+        if is_cache_fix(group):
+            progress.expect(2 + options.repeat)  # both sides populate then run warm: 2 * (1 + repeat), not repeat
+            verified, before, runs = warm(f"round{number}-{label}", state.texts, _with(state, group))
+            c = cache_comparison(label, [p.id for p in group], verified, before, runs, options.output_tolerance)
+        else:
+            runs = measure(f"round{number}-{label}", _with(state, group))
+            c = compare(label, [p.id for p in group], state.runs, runs, options.output_tolerance,
+                        adds_graphs=any(p.adds_graphs for p in group))
         c.round = number
-        out.append(c)
+        this.attempts.append(c)
         return c, runs
 
     together, runs = attempt("all patches", patches)
     alone: list[tuple[PlannedPatch, Comparison, Runs]] = []
     if len(patches) > 1 and (options.each or not together.pays):
+        if not options.each:
+            progress.expect(options.repeat * len(patches))  # each alone, now that together did not pay
         alone = [(p, *attempt(p.id, [p])) for p in patches]
     if together.pays:
         together.kept = True
         for _, c, _ in alone:
             c.kept = None  # measured for --each: shown, not a choice
-        return patches, runs
+        this.kept, this.why = list(patches), "together they verified and paid: " + "; ".join(together.improved)
+        return runs
     together.kept = False
     paying = [(p, c, r) for p, c, r in alone if c.pays]
     for _p, c, _ in alone:
         c.kept = False
     if not paying:
+        this.why = _refused(together, alone)
         return None
     if len(paying) > 1:
+        progress.expect(options.repeat)
         combined, runs = attempt("the patches that paid alone", [p for p, _, _ in paying])
         if combined.pays:
             combined.kept = True
-            return [p for p, _, _ in paying], runs
+            this.kept = [p for p, _, _ in paying]
+            this.why = "each paid alone, and together they verified and paid: " + "; ".join(combined.improved)
+            return runs
         combined.kept = False
     best, c, runs = paying[0]  # the highest-ranked patch that paid
     c.kept = True
-    return [best], runs
+    this.kept = [best]
+    this.why = f"{best.id} paid alone: " + "; ".join(c.improved)
+    return runs
+
+
+def _refused(together: Comparison, alone: list[tuple[PlannedPatch, Comparison, Runs]]) -> str:
+    """Why a round keeps nothing: the together set's reason, and each alone's where measured."""
+    def reason(c: Comparison) -> str:
+        if c.problems:
+            return "worse: " + "; ".join(c.problems)
+        return f"nothing measurably better: {c.cache.judged}" if c.cache else "nothing measurably better"
+
+    words = [f"together {reason(together)}"] + [f"{p.id} alone {reason(c)}" for p, c, _ in alone]
+    return "kept nothing: " + "; ".join(words)
+
+
+def _next_candidates(patches: list[PlannedPatch], tried: set[tuple[str, ...]]) -> list[PlannedPatch]:
+    """For a round that kept nothing: each patch's next untried candidate (Suggestion.candidates), carrying the
+    ones after it, so a finding's candidates are tried in order until one verifies and pays."""
+    out = []
+    for p in patches:
+        rest = [a for a in p.alternatives if _key(a) not in tried]
+        if rest:
+            rest[0].alternatives = rest[1:]
+            out.append(rest[0])
+    return out
 
 
 def _with(state: _State, group: list[PlannedPatch]) -> dict[str, str]:

@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def tdiag_run(program: str, out: Path, env: dict[str, str], *extra: str) -> Path:
     cmd = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", *extra, "-o", str(out), str(PROGRAMS / program)]
-    proc = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(cmd, env=env, cwd=PROGRAMS, capture_output=True, text=True, timeout=300)  # the program's own project: its paths read `kernels_train.py`
     assert proc.returncode == 0, proc.stderr[-4000:]
     return out
 

@@ -9,7 +9,7 @@ from tdiag_testing import once_per_session, shared_dir
 def inductor_env(session_env) -> dict[str, str]:
     """The session's one Inductor cache (tests/conftest.py), shared by the xdist workers: a fresh cache directory
     costs ~8 s of g++ (CPU ISA probes) before the first kernel, and each distinct compile costs seconds on a small
-    CPU. No other test compiles kernels_train.py, so its cold run below is still a cold compile."""
+    CPU."""
     return dict(session_env)
 
 
@@ -20,8 +20,12 @@ def train_runs(inductor_env, tmp_path_factory):
     base = shared_dir(tmp_path_factory, "compiler-runs")
 
     def make(out):
-        tdiag_run("kernels_train.py", out / "cold", inductor_env)
-        tdiag_run("kernels_train.py", out / "warm", inductor_env)
+        # a cache of its own, new each session: the cold run must compile even where the session's cache is one kept
+        # between test runs (scripts/test), which an earlier run of this very program filled
+        cache = out / "cache"
+        env = {**inductor_env, "TORCHINDUCTOR_CACHE_DIR": str(cache), "TRITON_CACHE_DIR": str(cache / "triton")}
+        tdiag_run("kernels_train.py", out / "cold", env)
+        tdiag_run("kernels_train.py", out / "warm", env)
         return {}
 
     once_per_session(base, "kernels_train", make)

@@ -1,8 +1,8 @@
-"""A rule owns its predicate and its suggester: one module, one registry row, no rules <-> suggestions cycle."""
+"""A rule owns its predicate and names its patch kind: one module, one registry row, no rules <-> suggestions cycle."""
 
 from __future__ import annotations
 
-import importlib
+import inspect
 import json
 import subprocess
 import sys
@@ -20,9 +20,26 @@ def test_rules_that_offer_a_rewrite_name_their_suggester():
 
 
 @pytest.mark.parametrize("rule", SUGGESTED, ids=lambda r: r.code)
-def test_each_named_suggester_exists(rule):
-    module = importlib.import_module(f"tdiag.analyzer.suggestions.{rule.suggester}")
-    assert callable(getattr(module, "suggest", None)), rule.suggester
+def test_each_named_patch_kind_is_registered_and_resolves(rule):
+    from tdiag.analyzer.suggestions.kinds import PATCH_KINDS, resolve
+
+    kind = PATCH_KINDS[rule.suggester]
+    for reference in filter(None, (kind.suggest, kind.fallback)):
+        function = resolve(reference)
+        assert list(inspect.signature(function).parameters)[:2] == ["finding", "ctx"], reference
+
+
+def test_every_patch_kind_is_named_by_a_rule_and_every_suggest_or_fallback_function_is_registered():
+    """A module's ``fallback`` left out of the table would silently never run; a kind no rule names is dead."""
+    import importlib
+
+    from tdiag.analyzer.suggestions.kinds import PATCH_KINDS
+
+    assert set(PATCH_KINDS) == {rule.suggester for rule in SUGGESTED}
+    for name, kind in PATCH_KINDS.items():
+        module = importlib.import_module(kind.suggest.partition(":")[0])
+        if callable(getattr(module, "fallback", None)):
+            assert kind.fallback == f"{module.__name__}:fallback", name
 
 
 def test_running_the_rules_loads_no_suggestion_machinery():
@@ -39,7 +56,7 @@ def test_running_the_rules_loads_no_suggestion_machinery():
 
 def test_suggestions_holds_suggesters_and_its_helpers_package_the_rest():
     """analyzer/suggestions/ is the suggesters rules name (Rule.suggester), the generic one and library_fix (dispatch
-    asks them), and the dispatch; everything shared lives in suggestions/helpers, which no rule names."""
+    asks them), the dispatch and the table of patch kinds; everything shared lives in suggestions/helpers."""
     import pkgutil
 
     import tdiag.analyzer.suggestions as suggestions
@@ -47,5 +64,5 @@ def test_suggestions_holds_suggesters_and_its_helpers_package_the_rest():
 
     named = {rule.suggester for rule in all_rules() if rule.suggester}
     top = {m.name for m in pkgutil.iter_modules(suggestions.__path__) if not m.ispkg}
-    assert top - named == {"dispatch", "generic", "library_fix"}, top - named
+    assert top - named == {"dispatch", "generic", "kinds", "library_fix"}, top - named
     assert not named & {m.name for m in pkgutil.iter_modules(helpers.__path__)}

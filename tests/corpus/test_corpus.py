@@ -33,9 +33,8 @@ def test_every_program_has_expectations():
 
 @pytest.mark.parametrize("program", params())
 def test_findings_match_the_expert(program, corpus_env, tmp_path):
-    from oracle import account
-
     import torch
+    from oracle import account
 
     expect = EXPECTED[program].on(torch.__version__)
     proc = run(program, tmp_path / "run", corpus_env)

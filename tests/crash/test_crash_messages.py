@@ -120,3 +120,25 @@ def test_thread_hook_records_then_hands_on_and_leaves_a_replaced_hook_alone():
         assert threading.excepthook is programs_own
     finally:
         threading.excepthook = original
+
+
+def test_a_patch_that_breaks_the_program_is_refused_with_torchs_reason(tmp_path):
+    """`tdiag fix --verify` refuses a patch whose run stopped where the program ran before (mode="reduce-overhead"
+    with an output kept across calls), and the refusal names torch's reason, as torch worded it."""
+    from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
+
+    from tdiag.fixing.compare import compare
+    from tdiag.fixing.verify import RunResult
+
+    message = CUDAGraphTreeManager.format_dealloc_msg("File gen.py, line 3")
+    event = describe(_raised(RuntimeError(message)))
+    event["frames"] = [[f"{ROOT}/gen.py", 8, "<module>"]]
+    broken = _analysis(event, [FrameInfo(0, "forward", "<site-packages>/torch/nn/modules/linear.py", 1,
+                                         call_site=Site("gen.py", 6, function="<module>"))])
+    fine = Analysis(run=RunInfo(exit_reason="exit"), sources={"gen.py": GENERATE})
+    before = [(fine, RunResult("before", tmp_path, 0, "2.5\n", "", 1.0))]
+    after = [(broken, RunResult("after", tmp_path, 1, "", "", 1.0))]
+    verdict = compare("reduce-overhead", ["RUN002@gen.py:3"], before, after)
+    assert not verdict.ok
+    assert any("exit code changed: 0 -> 1" in p and "accessing tensor output of CUDAGraphs that has been overwritten"
+               in p for p in verdict.problems), verdict.problems

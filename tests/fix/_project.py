@@ -26,8 +26,8 @@ class Project:
             cwd=self.root, env=self.env, capture_output=True, text=True, timeout=timeout,
         )
 
-    def fix_json(self, *args: str) -> tuple[int, dict]:
-        proc = self.fix(*args, "--format", "json")
+    def fix_json(self, *args: str, timeout: int = 600) -> tuple[int, dict]:
+        proc = self.fix(*args, "--format", "json", timeout=timeout)
         assert proc.stdout.strip(), proc.stderr[-3000:]
         return proc.returncode, json.loads(proc.stdout)
 

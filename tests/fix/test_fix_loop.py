@@ -8,6 +8,7 @@ loss is bit-identical, because torch.where, a 0-d tensor and a dynamic batch com
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -209,3 +210,8 @@ def test_html_report_shows_the_verification(train_verified, train, tmp_path):
     assert table["graphs"] == [str(together["before"]["graphs"]), "1"]
     assert table["recompiles"] == [str(together["before"]["recompiles"]), "0"]
     assert table["stdout identical"] == ["", "yes"]
+    # and what the round kept, and why: the three patches together paid (fewer graphs)
+    kept = ", ".join(sorted(p["id"] for p in data["patches"] if p["applied_together"]))
+    outcome = re.search(r'<p class="round-outcome">Round 1 keeps (.*?): together they verified and paid: ([^<]*)</p>',
+                        out.read_text())
+    assert outcome and ", ".join(sorted(outcome.group(1).split(", "))) == kept and "fewer graphs" in outcome.group(2)

@@ -36,7 +36,7 @@ def test_structure_cost_chart_and_heat(measured):
     badge = article.find(cls="cost")
     assert badge.text() == cost_label(hot.cost) and badge.text().startswith("≥") and "ms/step" in badge.text()
     # a break's cost is a lower bound on what removing it saves: the Cost row says what it leaves out
-    assert "backward" in article.find(cls="cost-caveat").text()
+    assert "lower bound" in article.find(cls="cost-caveat").text()
     # every finding with a cost shows it; the lead says the order is by measured cost
     assert len(dom.find_all(cls="cost", tag="span")) == sum(1 for f in measured.findings if cost_label(f.cost) != "-")
     assert "Ranked by measured cost" in html

@@ -22,6 +22,7 @@ def test_wheel_contains_exactly_the_tdiag_tree(tmp_path):
         assert f"tdiag/{sub}/__init__.py" in names, sub
     assert any(n.startswith("tdiag/reports/html/templates/") for n in names)
     assert "tdiag/notebook/magics.py" in names  # %load_ext tdiag
+    assert "tdiag/mcp_server/server.py" in names  # tdiag mcp
     assert "tdiag/reports/notebook/templates/analysis.html.j2" in names
     assert any(n.startswith("tdiag/tui/") and n.endswith(".tcss") for n in names)
     assert not any("/tests/" in n or n.startswith("tests/") for n in names)

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 
+import pytest
 from tdiag.analyzer import build
 from tdiag_testing import PROGRAMS, run_tdiag, tdiag_cmd
 
@@ -100,14 +101,15 @@ def test_sigkill_keeps_every_event_written(session_env, tmp_path):
     assert any("no exit event" in p for p in a.run.record_problems)
 
 
-def test_sigterm_and_ctrl_c_keep_the_record(session_env, tmp_path):
-    for sig, name in ((signal.SIGTERM, "term"), (signal.SIGINT, "int")):
-        proc = _start_and_wait_for("slow_compile.py", tmp_path / name, session_env, "compiled")
-        proc.send_signal(sig)
-        proc.wait(timeout=60)
-        assert proc.returncode == -sig  # died of the signal, as under python
-        a = build(tmp_path / name)
-        assert a.summary.graph_breaks >= 1
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl_c"])
+def test_sigterm_and_ctrl_c_keep_the_record(session_env, tmp_path, sig):
+    # one run per signal, a test each, so the two workers can take one each
+    proc = _start_and_wait_for("slow_compile.py", tmp_path / "r", session_env, "compiled")
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    assert proc.returncode == -sig  # died of the signal, as under python
+    a = build(tmp_path / "r")
+    assert a.summary.graph_breaks >= 1
 
 
 def test_truncated_last_line_is_tolerated(tmp_path, recorded):

@@ -3,7 +3,7 @@
 Each module below costs start-up or exit time (0.05-0.3 s) and none is needed to record a Dynamo-only program and print
 its summary: the report libraries belong to `--html`/the TUI/patches, Inductor's CUDA-graph trees to Inductor compiles,
 rich to a summary shown in a terminal (a CI log is plain text), the diff model to `tdiag diff`, the output-code parser
-to records with Inductor code.
+to records with Inductor code, the MCP SDK (and its pydantic, anyio, starlette) to `tdiag mcp`.
 The baseline is the same program under plain python, so a module torch itself loads is never blamed on tdiag.
 """
 
@@ -18,7 +18,8 @@ import pytest
 
 PROGRAM = Path(__file__).parents[1] / "programs" / "clean.py"  # aot_eager: Dynamo + AOTAutograd, no Inductor
 HEAVY = ["libcst", "textual", "plotly", "jinja2", "torch._inductor.cudagraph_trees", "torch._inductor.compile_fx",
-         "rich", "tdiag.analyzer.diff", "tdiag.analyzer.output_code"]
+         "rich", "tdiag.analyzer.diff", "tdiag.analyzer.output_code",
+         "mcp", "pydantic", "anyio", "starlette", "tdiag.mcp_server", "tdiag.commands.mcp"]
 
 PLAIN = f"""
 import json, runpy, sys

@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 def tdiag_run(program: Path, out: Path, env: dict[str, str], *window: str) -> Path:
     cmd = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", *(window or ["--no-profile"]), "-o", str(out),
            str(program)]
-    proc = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(cmd, env=env, cwd=program.parent, capture_output=True, text=True, timeout=600)  # its own project
     assert proc.returncode == 0, proc.stderr[-4000:]
     return out
 

@@ -57,3 +57,11 @@ def test_a_library_function_or_logger_named_in_backticks_is_evidence_not_code():
     assert unknown_names(title, TRAINER) == set()
     assert with_placeholders(title, TRAINER) == title
     assert unknown_names("Mark `kwargs['input_ids']` dim 1 dynamic", TRAINER) == {"kwargs"}
+
+
+def test_a_method_named_in_prose_is_not_a_name_to_write():
+    """The scalar_item suggester's title ("Keep `scale` a tensor: drop .item()") once read "drop .<item>()"."""
+    title = "Keep `scale` a tensor: drop .item()"
+    assert unknown_names(title, "scale = x.abs().max().item()\n") == set()
+    assert with_placeholders(title, "scale = x.abs().max().item()\n") == title
+    assert with_placeholders("call h.tolist() here", "x = 1\n") == "call <h>.tolist() here"  # the object still is

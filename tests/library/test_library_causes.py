@@ -57,6 +57,7 @@ def analyses(tmp_path_factory, session_env):
         return root
 
     programs = sorted(PROGRAMS.glob("*.py"))
+    tmp_path_factory.getbasetemp()  # made here: two threads making the worker's base folder at once collide
     with ThreadPoolExecutor(max_workers=2) as pool:
         roots = list(pool.map(run, programs))
     return {program.name: (root, build(str(root / "rec"))) for program, root in zip(programs, roots)}

@@ -48,8 +48,7 @@ def runs(tmp_path_factory, session_env):
     """One `tdiag run` per program in its own git project (for `tdiag fix --verify`), two at a time."""
     from tdiag.analyzer import build
 
-    def run(program: Path):
-        root = tmp_path_factory.mktemp(program.stem)
+    def run(program: Path, root: Path):
         shutil.copy(program, root / program.name)
         proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", program.name],
                               cwd=root, env=_env(session_env), capture_output=True, text=True, timeout=600)
@@ -59,8 +58,11 @@ def runs(tmp_path_factory, session_env):
         return root, proc
 
     programs = [PROGRAMS / name for name in EXPECTED]
+    # the folders made here, not in the threads: pytest's first mktemp of a worker creates its base folder, and two
+    # threads doing that at once collide (FileExistsError)
+    roots = [tmp_path_factory.mktemp(program.stem) for program in programs]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        done = list(pool.map(run, programs))
+        done = list(pool.map(run, programs, roots))
     return {p.name: (root, proc, build(str(root / "rec"))) for p, (root, proc) in zip(programs, done)}
 
 
@@ -149,16 +151,21 @@ def test_trainer_loss_warning_patch_verified(runs, session_env):
     """The Trainer makes the compiled call and reads `model.loss_type` to normalise the loss it reports
     (transformers/trainer.py `_loss_shifts_labels`: with it set, this program's train loss went 2.0444 -> 2.4725 and
     `--verify` refused the patch), so the patch is the logger knob: transformers' warning_once skipped in traced
-    code. Verified: the 7 breaks are gone (torch's counts in the re-run) and the printed loss is the same."""
+    code. Verified: the 7 breaks are gone (torch's counts in the re-run) and the printed loss is the same. The program
+    prints the Trainer's metrics (issue 44, shape 7): train_runtime and *_per_second change with the speed-up; they
+    are set apart as timings, listed, and train_loss is compared as a result."""
     root, _, analysis = runs["hf_trainer.py"]
     brk = next(f for f in analysis.findings if f.code == "BRK004")
     assert "ignore_logger_methods.add(logging.getLogger(\"transformers.modeling_utils\").warning_once)" in brk.suggestion.patch
     assert "loss_type" not in brk.suggestion.patch and "_loss_shifts_labels" in brk.suggestion.why
     data = _verify(root, session_env)
     together = data["verification"][0]
-    assert together["ok"] and together["stdout_identical"], together
+    assert together["ok"], together
     assert together["before"]["graph_breaks"] == 7 and together["after"]["graph_breaks"] == 0
     assert "BRK004" in together["gone"]
+    timings = [d for d in together["output_number_differences"] if d.startswith("treated as timings")]
+    assert together["stdout_identical"] or any("train_runtime" in d for d in timings), together
+    assert not any("train_loss" in d for d in timings)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="tdiag fix --verify needs git")

@@ -96,13 +96,14 @@ def test_failing_job_keeps_its_summary_and_torchruns_exit_code(tmp_path, session
     assert "BRK004" in done.stderr
 
 
-def test_ddp_job_with_barrier_exits_cleanly_every_time(tmp_path, session_env):
-    """Compiled DDP steps, barrier, destroy_process_group: three runs in a row, no retry. Each exits 0, or ends in
-    torch's own gloo exit abort after every rank recorded its program's end (tests/gloo_exit.py: reproduced without
-    tdiag by scripts/gloo_exit_race.py). scripts/ddp_exit_soak.py runs the same job 20 times for the figure."""
-    for i in range(3):
-        run_ranks("tdiag", "ddp_barrier.py", tmp_path / f"run{i}", session_env)
-        check_both_ranks_recorded(tmp_path / f"run{i}")
+@pytest.mark.parametrize("attempt", range(3))
+def test_ddp_job_with_barrier_exits_cleanly_every_time(tmp_path, session_env, attempt):
+    """Compiled DDP steps, barrier, destroy_process_group: three runs (a test each, so xdist spreads them), no retry.
+    Each exits 0, or ends in torch's own gloo exit abort after every rank recorded its program's end
+    (tests/gloo_exit.py: reproduced without tdiag by scripts/gloo_exit_race.py). scripts/ddp_exit_soak.py runs the
+    same job 20 times for the figure."""
+    run_ranks("tdiag", "ddp_barrier.py", tmp_path / "run", session_env)
+    check_both_ranks_recorded(tmp_path / "run")
 
 
 def test_abort_after_every_program_finished_is_said_and_keeps_torchruns_exit_code(tmp_path, session_env):

@@ -48,7 +48,7 @@ def throwaway_rule(tmp_path, monkeypatch):
     folder.mkdir()
     (folder / "zzz001_throwaway_rule.py").write_text(textwrap.dedent(RULE_FILE))
     monkeypatch.setattr(rules, "__path__", [*rules.__path__, str(folder)])
-    monkeypatch.setattr(rules, "_MODULES", None)  # discovered again, then the old list comes back
+    monkeypatch.setattr(rules._registry, "_MODULES", None)  # discovered again, then the old list comes back
     yield
     sys.modules.pop("tdiag.analyzer.rules.zzz001_throwaway_rule", None)
 
@@ -143,7 +143,7 @@ def throwaway_crash_rule(tmp_path, monkeypatch):
     folder.mkdir()
     (folder / "crs090_throwaway_crash.py").write_text(textwrap.dedent(CRASH_RULE_FILE))
     monkeypatch.setattr(rules, "__path__", [*rules.__path__, str(folder)])
-    monkeypatch.setattr(rules, "_MODULES", None)
+    monkeypatch.setattr(rules._registry, "_MODULES", None)
     yield
     rules._LOADED.pop("CRS090", None)
     sys.modules.pop("tdiag.analyzer.rules.crs090_throwaway_crash", None)

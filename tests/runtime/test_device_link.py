@@ -127,3 +127,19 @@ def test_each_kernel_counts_in_one_graph_only():
     total = sum(us_ for _, us_ in out["kernels"].values())
     assert total == 23 and out["unlinked_device_us"] == 0
     assert sum(g["device_us"] for g in out["graphs"].values()) <= total
+
+
+def test_a_cudagraph_recording_in_the_window_is_labelled_recording():
+    """torch brackets each CUDA-graph recording like a compile (CallbackTrigger.CUDAGRAPH_RECORDING): inside the
+    window it is `recording`, listed apart from compiles, never counted as `compile` (issue 41: 77.8 ms of "compile"
+    in the window of a reduce-overhead GPT-2)."""
+    us = 1000
+    events = [Event("Torch-Compiled Region: 0/0", 0, 100 * us, corr=1),
+              Event("## Call CompiledFxGraph fx_a ##", 10 * us, 80 * us, corr=2)]
+    from tdiag.tracer.profile_timeline import timeline
+
+    brackets = [("0/0", 20e-6, 60e-6, "CUDAGRAPH_RECORDING"), ("1/0", 150e-6, 170e-6, "DYNAMO")]
+    out = timeline(_Profiler(events), 0.0, 300e-6, brackets)
+    assert out["time_us"]["recording"] == {"0/0": 40}
+    assert out["time_us"]["compile"] == {"1/0": 20}
+    assert out["recordings"] == [["0/0", 40]] and out["compiles"] == [["1/0", 20]]

@@ -31,8 +31,10 @@ def _runtime_events(run_dir: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def hot_loop_dir(tmp_path_factory, session_env):
-    return _run(tmp_path_factory.mktemp("hot"), session_env, "hot_loop_break.py", "40")
+def hot_loop_dir(hot_loop_record):
+    """The session's one measured run of hot_loop_break.py (30 steps: the 2 settle and 20 measured steps of the
+    default window fit), shared with the TUI, HTML, contract and fault tests instead of a second run of its own."""
+    return hot_loop_record
 
 
 @pytest.fixture(scope="module")
@@ -109,13 +111,16 @@ def test_window_controls(tmp_path, session_env, unprofiled_dir):
     assert a.summary.runtime is None and all(f.cost is None for f in a.findings)
 
 
-def test_recompile_storm_is_measured_compile_time(tmp_path, session_env):
+def test_recompile_storm_is_compile_time_never_per_step(tmp_path, session_env):
+    """Compiles inside the window are in its partition (compile_s), and the recompile finding costs its compile
+    seconds: never a per-step figure (issue 44: one-off compile time read as "23.3 ms/step")."""
     run_dir = _run(tmp_path, session_env, "recompile_storm.py", options=("--profile-window", "10:3:30"))
     a = build(run_dir)
     r = a.summary.runtime
     assert r.status == "measured" and r.compile_s > 0
     recompile = [f for f in a.findings if f.family == "RCP"]
-    assert recompile and recompile[0].cost.basis == "measured" and recompile[0].cost.total_s > 0
+    assert recompile and recompile[0].cost.basis == "compile" and recompile[0].cost.total_s > 0
+    assert recompile[0].cost.per_call_ms is None
     assert [f for f in a.findings if f.family != "RUN"][0].family == "RCP"
 
 
@@ -149,7 +154,9 @@ def test_a_break_cost_says_it_is_a_lower_bound(hot_loop):
     from tdiag.reports.console import print_summary
 
     breaks = [f for f in hot_loop.findings if f.family == "BRK" and f.cost.basis == "measured"]
-    assert breaks and all(f.cost.lower_bound and "backward" in f.cost.caveat and "fusion" in f.cost.caveat for f in breaks)
+    assert breaks and all(f.cost.lower_bound and "guards" in f.cost.caveat for f in breaks)
+    # an inference run under the eager backend: no backward to split, no Inductor fusion to lose (issue 47)
+    assert not any("backward" in f.cost.caveat or "fusion" in f.cost.caveat for f in breaks)
     assert not any(f.cost.lower_bound for f in hot_loop.findings if f.family != "BRK")
     out = io.StringIO()
     print_summary(hot_loop, None, out, width=120, force_terminal=False)
@@ -166,7 +173,7 @@ def hot_finding_line(analysis) -> int:
 
 def test_diff_shows_cost_and_step_time_deltas(hot_loop_dir, tmp_path, session_env):
     # the same program with the hot loop cut from 50 to 5 calls a step: that break's cost per step falls about 10x
-    fewer = _run(tmp_path, session_env, "hot_loop_break.py", "40", "5")
+    fewer = _run(tmp_path, session_env, "hot_loop_break.py", "30", "5")  # as many steps as the base
     proc = run_tdiag(["diff", "--format", "json", str(hot_loop_dir), str(fewer)], session_env)
     assert proc.returncode == 0, proc.stdout + proc.stderr  # timing alone is never a regression
     data = json.loads(proc.stdout)

@@ -2,7 +2,7 @@
 tested, how to report a difference); nothing is refused and no exit code changes.
 
 The record is a real capture of tests/programs/print_call.py (the session's shared run); its copy here names a
-torch 2.15 in its header, as a capture under that release writes it (the analysis reads the version from the
+torch 2.16 in its header, as a capture under that release writes it (the analysis reads the version from the
 header only, and must not import torch).
 """
 
@@ -25,13 +25,13 @@ from tdiag.reports.registry import ReportOptions, get_reporter
 from tdiag.record import record_file_name
 from tdiag.torch_releases import TESTED, untested_notice
 
-NEWER = "2.15.0+cu130"
+NEWER = "2.16.0+cu130"
 NOTICE = f"torch {NEWER} is newer than the releases tdiag was tested on"
 
 
 @pytest.mark.parametrize("version, expected", [
-    ("2.15.0", "newer"), ("2.15.0a0+git1234", "newer"), ("3.0.0", "newer"), ("2.8.0+cpu", "older"),
-    ("2.14.1+cu128", None), ("2.14.2", None), ("2.13.0+cpu", None), ("2.10.0", None), ("", None), ("unknown", None),
+    ("2.16.0", "newer"), ("2.16.0a0+git1234", "newer"), ("3.0.0", "newer"), ("2.8.0+cpu", "older"),
+    ("2.15.0+cu132", None), ("2.14.1+cu128", None), ("2.14.2", None), ("2.13.0+cpu", None), ("2.10.0", None), ("", None), ("unknown", None),
     (None, None),
 ])
 def test_notice_only_outside_the_tested_matrix(version, expected):
@@ -49,7 +49,7 @@ def test_the_capturing_tdiags_matrix_decides():
 
 @pytest.fixture(scope="module")
 def records(recorded, tmp_path_factory) -> tuple[str, str]:
-    """(the real record, its copy whose header names torch 2.15)."""
+    """(the real record, its copy whose header names torch 2.16)."""
     run_dir, done = recorded("print_call.py")
     assert done.returncode == 0, done.stderr
     newer = tmp_path_factory.mktemp("newer-torch") / "run"

@@ -71,3 +71,22 @@ def test_missing_record_is_a_one_line_error(tmp_path):
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "tdiag tui: error:" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_the_fix_line_is_in_view_in_an_80x24_terminal(record: Path):
+    """The detail pane of an 80x24 terminal shows ~8 lines: the Fix sits right under the site, above the cost, its
+    folded caveat and the source snippet."""
+    from tdiag.analyzer import build
+
+    top = build(record).findings[0]
+    session = f"tdiag-tui-80x24-{id(record)}"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
+                    f"{sys.executable} -m tdiag tui {record}"], check=True)
+    try:
+        _wait_for(session, "Top problems")
+        subprocess.run(["tmux", "send-keys", "-t", session, "2"], check=True)
+        screen = _wait_for(session, "Fix: ")
+        assert top.fix.split()[0] in screen.split("Fix: ", 1)[1]
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

@@ -60,8 +60,17 @@ async def test_findings_sorted_by_cost_with_a_cost_column(measured):
         # the detail pane names the cost and how it was measured
         detail = _text(screen.query_one("#finding-detail").rendered)
         assert f"cost: {cost_label(hot_finding(measured).cost)}  measured in the runtime window" in detail
-        # and what a break's cost leaves out of the saving
+        # what a break's cost leaves out of the saving is folded to one line (the Fix stays in view) until `c`
+        assert "a lower bound (c: what the cost leaves out)" in detail
+        assert "a lower bound on what removing the break saves" not in " ".join(detail.split())
+        assert detail.index("Fix: ") < detail.index("cost: ")
+        await pilot.press("c")
+        await pilot.pause()
+        detail = _text(screen.query_one("#finding-detail").rendered)
         assert "a lower bound on what removing the break saves" in " ".join(detail.split())
+        await pilot.press("c")
+        await pilot.pause()
+        assert "(c: what the cost leaves out)" in _text(screen.query_one("#finding-detail").rendered)
 
 
 async def test_overview_shows_the_runtime_breakdown(measured):

@@ -15,12 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
+from outputs_agree import disagreements
 from tdiag.analyzer import build
 from tdiag.analyzer.eager_compare import NOT_REQUESTED, compare, quartiles, slower_share
 from tdiag.analyzer.model import RuntimeSummary
-
-from outputs_agree import disagreements
 from tdiag_testing import run_tdiag
 
 PROGRAMS = Path(__file__).parent / "programs"

@@ -45,7 +45,7 @@ class ApplyPatchScreen(ModalScreen[str]):
             self.dismiss("nothing written: no record to keep the backup in")
             return
         from tdiag.errors import TdiagError
-        from tdiag.fixing.loop import apply_finding_patch
+        from tdiag.fixing.apply import apply_finding_patch
 
         try:
             applied = apply_finding_patch(self.record_dir, self.analysis, self.finding)

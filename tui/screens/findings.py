@@ -43,6 +43,7 @@ class FindingsScreen(TdiagScreen):
         Binding("e", "edit", "Edit"),
         Binding("a", "apply_patch", "Apply patch", show=False),
         Binding("g", "open_graph", "Graph of the finding", show=False),
+        Binding("c", "toggle_caveats", "What a cost leaves out", show=False),
         Binding("escape", "escape", "Back", show=False),
     ]
 
@@ -138,6 +139,9 @@ class FindingsScreen(TdiagScreen):
         if self.index.multi_rank:
             text.append("  R: rank  d: divergence", style="dim")
         self.query_one("#filter-bar", Static).update(text, layout=False)  # one line tall, always
+
+    def action_toggle_caveats(self) -> None:
+        self.query_one("#finding-detail", FindingDetail).toggle_caveats(self.analysis.sources)
 
     def _show_detail(self) -> None:
         detail = self.query_one("#finding-detail", FindingDetail)

@@ -115,7 +115,8 @@ def graph_summary(analysis: Analysis, graph: CompiledGraph) -> RenderableType:
         parts.append(Text("kernel time per module and per user line: m", style="dim"))
     parts.append(Text(f"\nGuards ({len(graph.guards) or graph.guard_count})", style="bold underline"))
     for guard in graph.guards[:GUARDS_SHOWN]:
-        parts.append(Text.assemble((f"{guard.kind:<14}", "cyan"), guard.text))
+        # a kind longer than the column (DIMENSION_DYNAMIC_MARKING_GUARD) still keeps a space before the text
+        parts.append(Text.assemble((f"{guard.kind:<14}", "cyan"), " ", guard.text))
     if len(graph.guards) > GUARDS_SHOWN:
         parts.append(Text(f"… {len(graph.guards) - GUARDS_SHOWN} more", style="dim"))
     fx = analysis.code.get(graph.graph_code_ref or "")

@@ -6,8 +6,9 @@ from functools import cached_property
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.model import Analysis, FrameInfo, GraphKey, Recompile
-from tdiag.tui.format import site_cell, site_label
+from tdiag.tui.format import expected_actual, site_cell, site_label
 from tdiag.tui.messages import ShowGraph
 from tdiag.tui.screens.base import TdiagScreen
 from tdiag.tui.widgets.row_table import RowTable, RowTableHeader, header_content
@@ -108,10 +109,10 @@ def variant_chain(analysis: Analysis, frame: FrameInfo) -> RenderableType:
             parts.append(Text(f"  called from {site_label(site.path, site.line, site.column)}", style="dim"))
         for failure in recompile.failures:
             parts.append(Text.assemble(("  guard failed on ", "dim"), (failure.entry, "bold"),
-                                       (f" ({failure.kind})", "yellow"), ": ", failure.text))
-            if failure.expected is not None or failure.actual is not None:
-                parts.append(Text.assemble(("    expected ", "dim"), (str(failure.expected), "green"),
-                                           ("  actual ", "dim"), (str(failure.actual), "red")))
+                                       (f" ({failure.kind})", "yellow"), ": ", user_words(failure.text)))
+            values = expected_actual(failure.expected, failure.actual)
+            if values is not None:
+                parts.append(Text("    ") + values)
             if failure.path and failure.line:
                 parts.append(Text(f"    guard from {site_label(failure.path, failure.line)}"
                                   + (f": {failure.source}" if failure.source else ""), style="dim"))

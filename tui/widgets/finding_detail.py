@@ -8,7 +8,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from tdiag.analyzer.model import Finding
 from tdiag.reports.view import SOURCE_NOT_AVAILABLE, StackLine, finding_view
-from tdiag.tui.format import severity_text
+from tdiag.tui.format import expected_actual, severity_text
 from tdiag.tui.widgets.rendered_pane import RenderedPane
 from tdiag.tui.widgets.snippet import SYNTAX_THEME, CachedSyntax, source_snippet
 
@@ -21,23 +21,30 @@ class FindingDetail(RenderedPane):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.finding: Finding | None = None
-        self._cache: dict[int, RenderableType] = {}  # id(finding) -> pane; the Analysis outlives the widget
+        self.caveats = False  # what a cost leaves out, folded to one line until `c` unfolds it
+        self._cache: dict[tuple[int, bool], RenderableType] = {}  # (id(finding), caveats) -> pane
 
     def show(self, finding: Finding | None, sources: dict[str, str]) -> None:
-        if finding is self.finding and self._key is not None:
+        key = (id(finding), self.caveats)
+        if finding is self.finding and self._key == key:
             return
         self.finding = finding
         if finding is None:
             self.show_renderable(Text("No finding selected", style="dim"), key="none")
         else:
-            self.show_renderable(self._pane(finding, sources), key=id(finding))
+            self.show_renderable(self._pane(finding, sources), key=key)
+
+    def toggle_caveats(self, sources: dict[str, str]) -> None:
+        self.caveats = not self.caveats
+        self.show(self.finding, sources)
 
     def _pane(self, finding: Finding, sources: dict[str, str]) -> RenderableType:
-        rendered = self._cache.get(id(finding))
+        key = (id(finding), self.caveats)
+        rendered = self._cache.get(key)
         if rendered is None:
             if len(self._cache) >= CACHED_DETAILS:
                 del self._cache[next(iter(self._cache))]  # the oldest
-            rendered = self._cache[id(finding)] = render_finding(finding, sources)
+            rendered = self._cache[key] = render_finding(finding, sources, caveats=self.caveats)
         return rendered
 
 
@@ -45,7 +52,9 @@ def _heading(text: str) -> Text:
     return Text(f"\n{text}", style="bold underline")
 
 
-def render_finding(finding: Finding, sources: dict[str, str]) -> RenderableType:
+def render_finding(finding: Finding, sources: dict[str, str], caveats: bool = True) -> RenderableType:
+    """``caveats`` False folds what the cost leaves out into one short line (`c` unfolds it), so the Fix line stays
+    in view in an 80x24 terminal."""
     view = finding_view(finding, sources)
     title = Text.assemble(
         (finding.code, "bold"), " ", (finding.name, "bold"), "  ", severity_text(finding.severity),
@@ -57,17 +66,20 @@ def render_finding(finding: Finding, sources: dict[str, str]) -> RenderableType:
         where.append(f" in {finding.function}", style="dim")
     where.append(f"  ×{finding.occurrences}", style="bold")
     parts.append(where)
+    if finding.fix:  # right under the site: in an 80x24 terminal the pane shows ~8 lines, the Fix among them
+        parts.append(Text.assemble(("Fix: ", "bold green"), finding.fix))
     if view.cost:
         basis = "measured in the runtime window" if view.cost_basis == "measured" else "compile time over the run"
         parts.append(Text.assemble(("cost: ", "bold"), (view.cost, "bold"), (f"  {basis}", "dim")))
-        if view.cost_caveat:
+        if view.cost_caveat and caveats:
             parts.append(Text(f"  {view.cost_caveat}", style="dim"))
+        elif view.cost_caveat:
+            what = "a lower bound" if finding.cost is not None and finding.cost.lower_bound else "compile time only"
+            parts.append(Text(f"  {what} (c: what the cost leaves out)", style="dim"))
     source = sources.get(finding.path)
     parts.append(source_snippet(source, finding.line, finding.column, finding.end_column))
     if view.library_site:
         parts.append(Text(f"{view.library_label} {view.library_site}", style="dim"))
-    if finding.fix:
-        parts.append(Text.assemble(("Fix: ", "bold green"), finding.fix))
 
     if view.reason or view.explanation or view.hints:
         parts.append(_heading("What torch said"))
@@ -76,13 +88,13 @@ def render_finding(finding: Finding, sources: dict[str, str]) -> RenderableType:
         if view.explanation:
             parts.append(Text(view.explanation))
         parts.extend(Text(f"• {hint}") for hint in view.hints)
-    if view.guard or view.expected or view.actual:
+    if view.guard or expected_actual(view.expected, view.actual) is not None:
         parts.append(_heading("Guard"))
         if view.guard:
             parts.append(Text(view.guard))
-        if view.expected or view.actual:
-            parts.append(Text.assemble(("expected ", "dim"), (view.expected, "green"),
-                                       ("  actual ", "dim"), (view.actual, "red")))
+        values = expected_actual(view.expected, view.actual)
+        if values is not None:
+            parts.append(values)
     if view.facts:
         parts.append(_heading("Evidence"))
         parts.extend(Text.assemble((f"{label}: ", "bold"), value) for label, value in view.facts)

@@ -44,8 +44,9 @@ SKIPPED_WHY = (
 )
 
 
-def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    """The patch, or NoPatch saying why the helper around the break is not one to disable."""
+def suggest(finding: Finding, ctx: SuggestionContext, frame_skipped: bool = False) -> Suggestion:
+    """The patch, or NoPatch saying why the helper around the break is not one to disable. ``frame_skipped``: the
+    break made Dynamo skip the whole helper (the frame-skip suggester's finding), which the rationale says."""
     if finding.library_frame is not None:
         raise NoPatch("the break is inside library code, not in a function of the user's files")
     tree = ctx.tree(finding.path)
@@ -64,7 +65,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     if compute is not None:
         raise NoPatch(f"{helper} may do tensor compute worth compiling ({compute}); move only the untraceable "
                       "call out of it")
-    why = (SKIPPED_WHY if finding.code == "BRK006" else WHY).format(helper=helper)
+    why = (SKIPPED_WHY if frame_skipped else WHY).format(helper=helper)
     torch = torch_alias(tree)
     decorator = cst.Decorator(decorator=cst.parse_expression(f"{torch}.compiler.disable"))
     new_module = replace_nodes(tree.module, {func: func.with_changes(decorators=[decorator, *func.decorators])})

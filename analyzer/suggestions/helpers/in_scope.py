@@ -17,7 +17,8 @@ import re
 
 _BACKTICKS = re.compile(r"`([^`]+)`")
 # a dotted call in plain words, one level of nested parentheses: torch.compile(opt.step), mark_dynamic(x, 0)
-_CALL = re.compile(r"[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*\)")
+# a call expression; never one that starts after a dot (".item()" names a method in prose, it is no code to write)
+_CALL = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*\)")
 _ALWAYS = frozenset({"torch"})
 _KEYWORDS = "__keywords__"
 _CAUSE = re.compile(r"\((?:cause|inside|in)\b[^)]*\)")

@@ -33,7 +33,7 @@ WHY = (
 
 def applies(finding: Finding) -> bool:
     ev = evidence_as(finding.evidence, RecompileEvidence)
-    return finding.code == "RCP002" and re.fullmatch(r"self\.\w+", ev.subject or "") is not None
+    return isinstance(finding.evidence, RecompileEvidence) and re.fullmatch(r"self\.\w+", ev.subject or "") is not None
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:

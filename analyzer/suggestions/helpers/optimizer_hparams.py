@@ -34,7 +34,8 @@ WHY = (
 
 def applies(finding: Finding) -> bool:
     ev = evidence_as(finding.evidence, RecompileEvidence)
-    return finding.code == "RCP002" and bool(ev.frame and ev.frame.endswith(".step")) and bool(_SUBJECT.match(ev.subject or ""))
+    return (isinstance(finding.evidence, RecompileEvidence) and bool(ev.frame and ev.frame.endswith(".step"))
+            and bool(_SUBJECT.match(ev.subject or "")))
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:

@@ -58,6 +58,9 @@ def _dump():
         "recompiles": _frame_recompiles(convert_frame),
         "codes": _frame_codes(convert_frame),
         "nested_graph_breaks": getattr(config, "nested_graph_breaks", None),
+        # the compile caches' own accounting (issue 42): where a run hit, missed or bypassed
+        "compile_cache": {f"{group}.{name}": n for group in ("inductor", "aot_autograd")
+                          for name, n in sorted(counters.get(group, {}).items()) if "cache_" in name},
     }
     path = os.path.join(directory, f"{os.getpid()}.json")
     with open(path + ".tmp", "w", encoding="utf-8") as fh:

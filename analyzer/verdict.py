@@ -1,0 +1,98 @@
+"""What "better" and "worse" mean between two runs of the same program: one definition for `tdiag diff` and `tdiag fix`.
+
+Counts are exact, so any change in one of ``JUDGED_COUNTS`` is a verdict: one more graph to launch, compile to pay
+for, or graph that failed to compile and ran eagerly (an eager fallback) is worse; one fewer is better. Graphs from
+none are better: the program ran wholly eagerly before (Dynamo skipped its frame), and now compiles. Step times are
+noisy: they are judged only from ``MIN_RUNS_TO_JUDGE`` measured runs a side, and one side is slower (faster) only when
+its whole range lies beyond the other's by more than ``TIME_TOLERANCE`` of it. One run a side, which is what `tdiag
+diff` holds, is shown but never judged. Pure: no torch, no rendering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tdiag.lean_dataclass import lean_dataclass
+
+# Counts whose growth is worse and whose drop is better (RunSummary attribute names).
+JUDGED_COUNTS = ("graphs", "graph_breaks", "recompiles", "eager_fallbacks")
+TIME_TOLERANCE = 0.10  # a range must clear the other by this share of it: ranges that nearly touch are noise
+MIN_RUNS_TO_JUDGE = 2  # a timing verdict needs a spread: one run of each side is shown, never judged
+
+
+@lean_dataclass(frozen=True)
+class CountChange:
+    name: str  # one of JUDGED_COUNTS
+    before: float
+    after: float
+
+    @property
+    def starts_compiling(self) -> bool:
+        """Graphs from none: the program ran wholly eagerly before (a skipped frame), and now compiles."""
+        return self.name == "graphs" and self.before == 0 and self.after > 0
+
+    @property
+    def worse(self) -> bool:
+        return self.after > self.before and not self.starts_compiling
+
+    @property
+    def better(self) -> bool:
+        return self.after < self.before or self.starts_compiling
+
+    def words(self) -> str:
+        """"more graph breaks: 2 -> 3" / "fewer graphs: 9 -> 1" / "compiles now: graphs 0 -> 1"."""
+        what = self.name.replace("_", " ")
+        if self.starts_compiling:
+            return f"compiles now: {what} {_n(self.before)} -> {_n(self.after)}"
+        return f"{'more' if self.worse else 'fewer'} {what}: {_n(self.before)} -> {_n(self.after)}"
+
+
+def count_changes(before: Mapping[str, float], after: Mapping[str, float]) -> list[CountChange]:
+    """The judged counts that changed, in ``JUDGED_COUNTS`` order (a count missing on either side is not judged)."""
+    return [
+        CountChange(name, before[name], after[name])
+        for name in JUDGED_COUNTS
+        if name in before and name in after and before[name] != after[name]
+    ]
+
+
+def counts_of(summary: object) -> dict[str, float]:
+    """The judged counts of a RunSummary (or anything with those attributes)."""
+    return {name: getattr(summary, name) for name in JUDGED_COUNTS}
+
+
+@lean_dataclass(frozen=True)
+class TimeVerdict:
+    """How two sides' step times compare: ``change`` is "faster", "slower" or None (no verdict), ``how`` says why."""
+
+    change: str | None
+    how: str
+
+    @property
+    def judged(self) -> bool:
+        return self.change is not None
+
+
+def judge_times(before_s: Sequence[float], after_s: Sequence[float], what: str = "steps") -> TimeVerdict:
+    """Seconds per step of each measured run of each side; a verdict only beyond both ranges (see the module)."""
+    if not (before_s and after_s):
+        return TimeVerdict(None, "not judged: a side has no measured time")
+    if min(len(before_s), len(after_s)) < MIN_RUNS_TO_JUDGE:
+        return TimeVerdict(None, f"not judged: {len(before_s)} and {len(after_s)} measured run(s); a verdict needs "
+                                 f"{MIN_RUNS_TO_JUDGE} a side (--repeat)")
+    b_lo, b_hi, a_lo, a_hi = min(before_s), max(before_s), min(after_s), max(after_s)
+    spread = (f"before {_ms(b_lo)}-{_ms(b_hi)} ms over {len(before_s)} runs, "
+              f"after {_ms(a_lo)}-{_ms(a_hi)} ms over {len(after_s)}")
+    if a_lo > b_hi * (1 + TIME_TOLERANCE):
+        return TimeVerdict("slower", f"slower beyond the spread ({spread})")
+    if a_hi * (1 + TIME_TOLERANCE) < b_lo:
+        return TimeVerdict("faster", f"faster beyond the spread ({spread})")
+    return TimeVerdict(None, f"within the spread: no verdict on time ({spread})")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3f}"
+
+
+def _n(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.3f}"

@@ -1,0 +1,1 @@
+raise SystemExit("crashes.py: a program that fails before compiling anything")
