@@ -124,9 +124,13 @@ def main() -> int:
 
 
 def _counters(directory: Path) -> dict:
+    """torch's cache counters of the run, summed over its processes: the site hook writes one file per process that
+    imported Dynamo, Inductor's compile workers included (their counters are empty), so no one file is the run's."""
+    total: dict[str, int] = {}
     for path in directory.glob("*.json"):
-        return json.loads(path.read_text()).get("compile_cache", {})
-    return {}
+        for key, value in json.loads(path.read_text()).get("compile_cache", {}).items():
+            total[key] = total.get(key, 0) + value
+    return total
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ SMALL = {  # config attribute -> small value, set where the config has the attri
     "intermediate_size": 128, "n_layer": 2, "n_embd": 64, "n_head": 2, "n_inner": 128, "d_model": 64,
     "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 2, "decoder_attention_heads": 2,
     "encoder_ffn_dim": 128, "decoder_ffn_dim": 128, "num_layers": 2, "num_decoder_layers": 2, "d_ff": 128,
-    "d_kv": 32, "num_heads": 2, "ffn_dim": 128, "max_position_embeddings": 64, "image_size": 32, "patch_size": 8,
+    "d_kv": 32, "num_heads": 2, "ffn_dim": 128, "max_position_embeddings": 64, "image_size": 64, "patch_size": 8,
     "embed_dim": 64, "head_dim": 32,
 }
 STEPS = {"eval": 3, "train": 2}
@@ -65,10 +65,6 @@ import {library}
 torch.manual_seed(0)
 try:
 {build}
-    inputs = {inputs}
-    model.eval()
-    with torch.no_grad():
-        model(**inputs)
 except Exception as exc:  # not buildable small from its config: scored as such, not as a compile result
     print("BUILD FAILED", type(exc).__name__, str(exc)[:300])
     sys.exit(3)
@@ -87,10 +83,35 @@ print("ok", len(tensors))
 
 
 BUILD_TRANSFORMERS = """    config = transformers.AutoConfig.for_model({model_type!r})
-    for attr, value in {small!r}.items():
-        if hasattr(config, attr) and isinstance(getattr(config, attr), int):
-            setattr(config, attr, value)
-    model = transformers.{cls}(config)"""
+    small = {small!r}
+    # the config and its sub-configs (a vision tower's, a text model's), as the library's own tests build them small
+    configs, seen = [config], set()
+    while configs:
+        c = configs.pop()
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        for attr, value in small.items():
+            if hasattr(c, attr) and isinstance(getattr(c, attr), int) and not isinstance(getattr(c, attr), bool):
+                setattr(c, attr, value)
+        configs += [v for v in vars(c).values() if isinstance(v, transformers.PretrainedConfig)]
+    model = transformers.{cls}(config)
+    image = next((c.image_size for c in (config, getattr(config, "vision_config", None))
+                  if isinstance(getattr(c, "image_size", None), int)), 64)
+    channels = next((c.num_channels for c in (config, getattr(config, "vision_config", None))
+                     if isinstance(getattr(c, "num_channels", None), int)), 3)
+    # the first input set the model runs on eagerly: its main input alone, then with the other one of a two-tower
+    # model (CLIP-like models take tokens and pixels)
+    for inputs in {inputs}:
+        try:
+            model.eval()
+            with torch.no_grad():
+                model(**inputs)
+            break
+        except Exception as exc:
+            failure = exc
+    else:
+        raise failure"""
 
 # diffusers' models take their config as constructor arguments: a small one per class, as their tests build them
 DIFFUSERS = [
@@ -120,13 +141,13 @@ DIFFUSERS = [
 
 
 def inputs_for(main_input: str, encoder_decoder: bool) -> str:
-    if main_input == "pixel_values":
-        return ("{'pixel_values': torch.randn(2, getattr(config, 'num_channels', 3), config.image_size, "
-                "config.image_size)}")
-    text = "{'input_ids': torch.randint(0, 100, (2, 8))"
+    """The input sets to try, in order (a Python expression of the generated program: a list of dicts)."""
+    pixels = "'pixel_values': torch.randn(2, channels, image, image)"
+    tokens = "'input_ids': torch.randint(0, 100, (2, 8))"
     if encoder_decoder:
-        text += ", 'decoder_input_ids': torch.randint(0, 100, (2, 8))"
-    return text + "}"
+        tokens += ", 'decoder_input_ids': torch.randint(0, 100, (2, 8))"
+    first, second = (pixels, tokens) if main_input == "pixel_values" else (tokens, pixels)
+    return f"[{{{first}}}, {{{first}, {second}}}]"
 
 
 def enumerate_models() -> list[dict]:
@@ -152,15 +173,16 @@ def enumerate_models() -> list[dict]:
         except Exception:
             continue
         models.append({"name": cls, "model_type": model_type, "library": "transformers",
-                       "build": BUILD_TRANSFORMERS.format(model_type=model_type, small=SMALL, cls=cls),
-                       "inputs": inputs_for(main_input, encoder_decoder)})
+                       "build": BUILD_TRANSFORMERS.format(model_type=model_type, small=SMALL, cls=cls,
+                                                         inputs=inputs_for(main_input, encoder_decoder))})
     try:
         import diffusers  # noqa: F401
     except ImportError:
         return models
     for d in DIFFUSERS:
         models.append({"name": d["name"], "model_type": d["name"], "library": "diffusers",
-                       "build": f"    model = diffusers.{d['name']}(**{d['kwargs']!r})", "inputs": d["inputs"]})
+                       "build": f"    model = diffusers.{d['name']}(**{d['kwargs']!r})\n    inputs = {d['inputs']}\n"
+                                f"    model.eval()\n    with torch.no_grad():\n        model(**inputs)"})
     return models
 
 
