@@ -287,6 +287,7 @@ class Builder:
                 site.end_column = int(hook["end_col"]) + 1 if hook.get("end_col") is not None else None
         if failed_graph is not None:
             gb.frame_skipped = True
+            gb.code_name = gb.code_name or failed_graph.code_name  # the frame it skipped (no hook saw this one)
         return gb
 
     # -- recompilations -------------------------------------------------------------------------------------------

@@ -73,6 +73,12 @@ def library_frames(finding: Finding) -> list[Frame]:
     ev = finding.evidence
     if isinstance(ev, BreakEvidence):
         frames.extend(f for f in ev.user_stack if not f.is_user)
+        # the other causes at the line, each with its library frame (a backend failure reached through several
+        # frames of a library lists each; the one that leads may be torch's own)
+        for cause in ev.causes[1:]:
+            path, _, line = (cause.get("library_frame") or "").rpartition(":")
+            if path and line.isdigit():
+                frames.append(Frame(path, int(line), "?", None, False))
     if isinstance(ev, RecompileEvidence) and ev.frame_path and is_library_path(ev.frame_path):
         frames.append(Frame(ev.frame_path, ev.frame_line or 0, ev.frame or "?", None, False))
     if finding.library_frame is not None:

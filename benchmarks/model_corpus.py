@@ -270,13 +270,23 @@ def env() -> dict[str, str]:
     return e
 
 
-def tdiag_owner(finding) -> str:
-    frame = finding.library_frame
-    if frame is None:
+def owner_of_display(path: str | None) -> str:
+    """user / torch / library for a display path of tdiag's (``<site-packages>/torch/...``); None: the user's."""
+    if path is None:
         return "user"
-    parts = frame.path.replace("\\", "/").split("/")
+    parts = path.replace("\\", "/").split("/")
     top = parts[1] if parts and parts[0].startswith("<") and len(parts) > 1 else parts[0]
     return "torch" if top == "torch" else "library"
+
+
+def owners_named(finding) -> set[str]:
+    """The owners a break finding names: its own library frame's, and each other cause's it lists at the line (a
+    finding says "also at this line: <reason> in <library frame>" for every distinct cause)."""
+    owners = {owner_of_display(finding.library_frame.path if finding.library_frame else None)}
+    for cause in getattr(finding.evidence, "causes", None) or []:
+        frame = cause.get("library_frame")
+        owners.add(owner_of_display(frame.rpartition(":")[0] if frame else None))
+    return owners
 
 
 def run_model(model: dict, timeout: int, verify: bool) -> dict:
@@ -309,7 +319,7 @@ def run_model(model: dict, timeout: int, verify: bool) -> dict:
         s = analysis.summary
         brk = [f for f in analysis.findings if f.family == "BRK"]
         truth_owners = sorted({b["owner"] for b in truth["breaks"]})
-        tdiag_owners = sorted({tdiag_owner(f) for f in brk})
+        tdiag_owners = sorted(set().union(*(owners_named(f) for f in brk)))
         first = next((f for f in analysis.findings if f.family in ("BRK", "CRS")), None)
         in_library = any(b["owner"] != "user" for b in truth["breaks"])
         result.update(

@@ -190,14 +190,19 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
             carried[(r.path, r.line)] += 1
     findings = []
     for (path, line), causes in groups.items():
-        causes.sort(key=lambda c: -len(c.breaks))
+        # the cause that leads is the one torch told most about (its GB id, its stack), then the most frequent:
+        # a break recorded with no stack (a backend's exception, seen by the break hook alone) says nothing of
+        # where it came from, and would hide the library frame of its better-described twin
+        causes.sort(key=lambda c: (not _described(c.first), -len(c.breaks)))
         first = causes[0].first
         breaks = [b for c in causes for b in c.breaks]
         everything = breaks + [b for c in causes for b in c.cascades]
         compile_ids = sorted({b.compile_id for b in everything}, key=cid_key)
         text = message(first)
-        if len(causes) > 1:
-            text += "; also at this line: " + "; ".join(_cause_label(c.first, len(c.breaks)) for c in causes[1:])
+        # a break the hook alone saw (no GB id, no stack) with the reason of a described one is that one's twin
+        listed = [causes[0], *(c for c in causes[1:] if _described(c.first) or c.first.reason != first.reason)]
+        if len(listed) > 1:
+            text += "; also at this line: " + "; ".join(_cause_label(c.first, len(c.breaks)) for c in listed[1:])
         others = sorted({site for c in causes for site in c.sites} - {f"{path}:{line}"}, key=_site_order)
         if others:
             text += "; the same cause is also reached from " + ", ".join(others)
@@ -233,7 +238,7 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
                     opname=first.opname,
                     code_name=first.code_name,
                     source=site_code(first) or None,
-                    causes=[_cause_entry(c) for c in causes],
+                    causes=[_cause_entry(c) for c in listed],
                     chain=chain,
                 ),
                 ranks=ranks_of(breaks),
@@ -241,6 +246,10 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
             )
         )
     return findings
+
+
+def _described(b: GraphBreak) -> bool:
+    return bool(b.gb_id or b.user_stack)
 
 
 def _frame_of(b: GraphBreak) -> str:

@@ -32,11 +32,15 @@ def matches(b) -> bool:
 
 def message(b) -> str:
     """torch's words for the break, with the function it skipped named when the break is a skipped call."""
+    from tdiag.analyzer.backend_failure import backend_failure
     from tdiag.analyzer.rules._breaks import words
     from tdiag.analyzer.skipped_call import skipped_call
 
     w = words(b)
     skipped = skipped_call(b.reason, b.explanation, b.context)
+    failure = backend_failure(b.explanation)
+    if failure is not None:  # not a construct Dynamo met: no "resume", and the frame it stopped in says nothing
+        return f"{w['function']} runs eagerly: {failure.words()}; torch split the graph and fell back to eager"
     if skipped is not None:
         w["reason"] = f"a call to `{skipped.name}`, which Dynamo does not trace: {skipped.why}"
     return RULE.message.format(**w)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tdiag.analyzer.backend_failure import BackendFailure, backend_failure
 from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.library_causes import library_name
 from tdiag.analyzer.model import Finding, Suggestion
@@ -21,6 +22,9 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     except NoPatch:
         pass
     ev = evidence_as(finding.evidence, BreakEvidence)
+    failure = backend_failure(ev.explanation)
+    if failure is not None and failure.reads_to_python:
+        return _capture_scalars_for_the_backend(finding, ctx, failure)
     reason = ev.reason or "an unsupported construct"
     return Suggestion(
         title=f"Remove the break that made Dynamo skip {skipped_frame(finding)} ({reason})",
@@ -32,6 +36,31 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
             *ev.hints,
         ],
     )
+
+
+def _capture_scalars_for_the_backend(finding: Finding, ctx: SuggestionContext, failure: BackendFailure) -> Suggestion:
+    """The backend met ``.item()``/``.tolist()`` in code it traces (a custom op's backward): with
+    capture_scalar_outputs the read becomes a symbolic value in that trace too. A candidate, as every patch is: `tdiag
+    fix --verify` keeps it only if the breaks go and the output stays (a read whose value then sizes a tensor or
+    picks a branch can still fail)."""
+    from tdiag.analyzer.suggestions.scalar_item import capture_scalar_outputs
+
+    alternatives = [
+        "pass the values the backward reads as a Python list argument of the custom op (`offs: list[int]`), so "
+        "nothing is read from a tensor while tracing",
+        "register the backward's loop as a custom op of its own, so the backend does not trace into it",
+    ]
+    try:
+        suggestion = capture_scalar_outputs(ctx.tree(finding.path))
+    except NoPatch as why_not:
+        return Suggestion(title="Set torch._dynamo.config.capture_scalar_outputs = True", why=failure.words(),
+                          patch_note=str(why_not), alternatives=alternatives)
+    suggestion.why = (f"Torch split the graph and ran {skipped_frame(finding)} eagerly because {failure.words()}. "
+                      + suggestion.why)
+    suggestion.alternatives = alternatives
+    suggestion.fix = ("set torch._dynamo.config.capture_scalar_outputs = True, so the backend traces the read as a "
+                      "symbolic value (`tdiag fix --verify` checks it)")
+    return suggestion
 
 
 def skipped_frame(finding: Finding) -> str:

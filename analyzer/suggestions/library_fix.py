@@ -176,6 +176,19 @@ def _set_model_attribute(finding, ctx, entry, values):
     return _insert(tree, statement, [line], before), values
 
 
+def _model_method(finding, ctx, entry, values):
+    """``model.set_experts_implementation("batched_mm")`` before the model is compiled (or after it is made)."""
+    tree = ctx.tree(finding.path)
+    try:
+        model, statement, before = _model_statement(tree, finding)
+    except NoPatch:
+        model, statement, before = _built_model_statement(tree, library_name(finding.library_frame.path)
+                                                          if finding.library_frame else None)
+    values = {**values, "model": model}
+    line = cst.parse_statement(f"{model}.{entry.options['method']}({entry.options['method_args']})\n")
+    return _insert(tree, statement, [line], before), values
+
+
 def _keyword_argument(finding, ctx, entry, values):
     """``cmodel(ids, use_cache=False)``: the keyword the library documents, added to the call on the user's line."""
     tree = ctx.tree(finding.path)
@@ -248,6 +261,7 @@ def _assignments(tree: SourceTree):
 _PATCHES = {
     "compile_base_model": _compile_base_model,
     "set_model_attribute": _set_model_attribute,
+    "model_method": _model_method,
     "keyword_argument": _keyword_argument,
     "dynamo_config": _dynamo_config,
     "tensor_argument": _tensor_argument,

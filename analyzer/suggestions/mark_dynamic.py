@@ -13,6 +13,7 @@ import re
 import libcst as cst
 from libcst.helpers import parse_template_statement
 from tdiag.analyzer.evidence import DynamicEvidence, RecompileEvidence, evidence_as
+from tdiag.analyzer.library_causes import library_name
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.helpers.call_arguments import is_reference, user_expression
 from tdiag.analyzer.suggestions.helpers.call_sites import compiled_call_on_line, frame_params
@@ -55,6 +56,10 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         framework = "accelerate"
     else:
         framework = None
+    if _inner_library_frame(frame, frame_path):
+        raise NoPatch(f"`{subject}` is a parameter of {library_name(frame_path) or 'a library'}'s `{frame}`, which "
+                      "the call reaches inside the library (Dynamo compiled it as a frame of its own after its caller "
+                      "fell back): it is not an argument of this call")
     value = user_expression(call, subject, frame_params(ctx, frame_path, frame, frame_line))
     statement = tree.enclosing_statement_line(call)
     if statement is None:
@@ -178,6 +183,14 @@ def _target(finding: Finding, ctx: SuggestionContext):
             if r.code_name == finding.function and r.path == finding.path and r.line == finding.line and r.call_site:
                 return r.call_site.path, r.call_site.line, r.code_name, r.path, r.line, m["name"], int(m["dim"])
     return None
+
+
+def _inner_library_frame(frame: str | None, frame_path: str | None) -> bool:
+    """The recompiled frame is a library's helper, not the model the user's line calls (a module's ``forward``)."""
+    from tdiag.analyzer.library_causes import is_library_path
+
+    return bool(frame and frame_path and is_library_path(frame_path)
+                and frame not in ("forward", "__call__", "_call_impl", "_wrapped_call_impl"))
 
 
 def _scalar_decision(finding: Finding) -> bool:

@@ -1,8 +1,9 @@
-"""The new-shapes corpus (issue 44, item 5): thirteen small programs written as the docs of libraries and torch
+"""The new-shapes corpus (issue 44, item 5): fourteen small programs written as the docs of libraries and torch
 features tdiag's other corpora do not cover (torchmetrics, torch.amp with GradScaler, torch.utils.checkpoint,
 torch.distributions, an RL loop with Python's RNG, an EMA helper, a timm-style block, einops, tensor augmentations,
-a mel-spectrogram front end, a custom autograd.Function, torch.func, a train/eval loop), scored against expectations
-written by hand from torch's own trace of plain runs (shapes_expected.py) before tdiag ran on them.
+a mel-spectrogram front end, a custom autograd.Function, a custom op with its own backward, torch.func, a
+train/eval loop), scored against expectations written by hand from torch's own trace of plain runs
+(shapes_expected.py) before tdiag ran on them.
 
 One real `tdiag run` per program, shared by the module, two at a time. The hard facts (torch's counts, the exit code,
 every finding on the user's line) must hold; the strict figures (shapes_scoring.py) are printed and held to the
@@ -110,3 +111,28 @@ def test_the_checkpoint_segments_patch_verifies_and_compiles_the_forward(tmp_pat
     after = subprocess.run([sys.executable, "checkpoint_sequential.py"], cwd=tmp_path, env=env(session_env),
                            capture_output=True, text=True, timeout=600)
     assert after.returncode == 0 and after.stdout == plain.stdout  # the same loss, printed the same
+
+
+def test_the_custom_op_backward_patch_verifies_and_the_breaks_go(tmp_path, session_env):
+    """The custom op's backward reads its offsets into Python and the backend fails on it (GB0219): the suggested
+    capture_scalar_outputs is kept by `tdiag fix --verify`, and torch's own trace of the fixed program (a plain run,
+    no tdiag) has no break, with the same printed loss and gradient."""
+    import shutil
+
+    from corpus_scoring import env
+    from oracle import account
+
+    program = tmp_path / "custom_op_backward.py"
+    shutil.copy(PROGRAMS / program.name, program)
+    before = account(program, env(session_env), tmp_path / "trace-before")
+    assert len(before.breaks) == 2 and before.returncode == 0
+    done = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", program.name],
+                          cwd=tmp_path, env=env(session_env), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    fixed = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--apply", "--format", "json"],
+                           cwd=tmp_path, env=env(session_env), capture_output=True, text=True, timeout=600)
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    assert "torch._dynamo.config.capture_scalar_outputs = True" in program.read_text()
+    after = account(program, env(session_env), tmp_path / "trace-after")
+    assert after.breaks == [] and after.failed_frames == 0, after.breaks
+    assert after.returncode == 0 and after.stdout == before.stdout
