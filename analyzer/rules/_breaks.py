@@ -199,8 +199,10 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
         everything = breaks + [b for c in causes for b in c.cascades]
         compile_ids = sorted({b.compile_id for b in everything}, key=cid_key)
         text = message(first)
-        # a break the hook alone saw (no GB id, no stack) with the reason of a described one is that one's twin
-        listed = [causes[0], *(c for c in causes[1:] if _described(c.first) or c.first.reason != first.reason)]
+        # a break the hook alone saw (no GB id, no stack) is listed only when its reason is news: the same words as
+        # a described cause, or torch's bare "graph break", are that cause's twin
+        reasons = {c.first.reason for c in causes if _described(c.first)} | {"graph break"}
+        listed = [causes[0], *(c for c in causes[1:] if _described(c.first) or c.first.reason not in reasons)]
         if len(listed) > 1:
             text += "; also at this line: " + "; ".join(_cause_label(c.first, len(c.breaks)) for c in listed[1:])
         others = sorted({site for c in causes for site in c.sites} - {f"{path}:{line}"}, key=_site_order)

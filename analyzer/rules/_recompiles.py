@@ -115,7 +115,7 @@ def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
         "frame": frame_label(r),
         "subject": subject_name(f),
         "kind": f.kind if f else "guard",
-        "guard": f.text if f else "unknown guard",
+        "guard": user_words(f.text) if f else "unknown guard",
         "dim": f" dim {f.dim}" if f and f.dim is not None else "",
         "dim_index": f.dim if f and f.dim is not None else 0,
         "values": f" (expected {f.expected}, got {f.actual})" if f and f.expected and f.actual else "",

@@ -26,6 +26,12 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     if failure is not None and failure.reads_to_python:
         return _capture_scalars_for_the_backend(finding, ctx, failure)
     reason = ev.reason or "an unsupported construct"
+    from tdiag.analyzer.suggestions.library_fix import regional_compile
+
+    try:  # the break is in a transformers model's own code: compile its layers, not the code that breaks
+        return regional_compile(finding, ctx)
+    except NoPatch:
+        pass
     return Suggestion(
         title=f"Remove the break that made Dynamo skip {skipped_frame(finding)} ({reason})",
         why=WHY,

@@ -251,6 +251,43 @@ def _compile_base_model(finding, ctx, entry, values):
     return patch_for(tree, tree.module.deep_replace(call, new_call)), {**values, "model": model}
 
 
+REGIONAL_WHY = (
+    "The break is in the model's own forward, around its layers (a layer loop with a data-dependent branch, a config "
+    "copied per call): compiling the whole model makes Dynamo trace that code and give up on it. Compiling each "
+    "repeated layer instead (regional compilation, as transformers and accelerate recommend for models of repeated "
+    "blocks) compiles the code that does the work, leaves the loop around it in Python, and compiles one layer's "
+    "code once for all its instances. A candidate: `tdiag fix --verify` keeps it only when the breaks go and the "
+    "output stays."
+)
+
+
+def regional_compile(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    """``for layer in model.modules(): ... layer.compile(...)`` in place of ``compiled = torch.compile(model, ...)``
+    (``compiled = model``), for a transformers model whose break is in code the user cannot edit. The layers are the
+    classes the model names in ``_no_split_modules`` (transformers' own list of its repeated blocks)."""
+    frame = cause_frame(finding)
+    if frame is None or library_name(frame.path) != "transformers":
+        raise NoPatch("not a break inside a transformers model")
+    tree = ctx.tree(finding.path)
+    model, statement, compiled_here = _model_statement(tree, finding)
+    if not compiled_here:
+        raise NoPatch("the model the line calls is not compiled by a `torch.compile(...)` assignment in this file")
+    assign = statement.body[0]
+    options = ", ".join(tree.code(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in assign.value.args[1:])
+    loop = cst.parse_module(
+        f"for layer in {model}.modules():  # regional compilation: its repeated layers, not the code around them\n"
+        f"    if type(layer).__name__ in (getattr({model}, \"_no_split_modules\", None) or ()):\n"
+        f"        layer.compile({options})\n").body[0]
+    compiled = statement.with_changes(body=[assign.with_changes(value=cst.parse_expression(model))],
+                                      leading_lines=[])
+    patch = patch_for(tree, tree.module.deep_replace(statement, cst.FlattenSentinel(
+        [loop.with_changes(leading_lines=statement.leading_lines), compiled])))
+    return Suggestion(title=f"Compile the repeated layers of `{model}` instead of the whole model (regional "
+                      "compilation)", why=REGIONAL_WHY, patch=patch,
+                      fix=f"compile the repeated layers of `{model}` (`layer.compile()` for each class in its "
+                          "`_no_split_modules`) instead of the whole model: the code that breaks stays in Python")
+
+
 def _assignments(tree: SourceTree):
     """(name, value) of every single-target assignment in the file, any scope."""
     for assign in tree.nodes(cst.Assign):
@@ -291,8 +328,15 @@ def _unknown_break(finding: Finding, ctx: SuggestionContext, frame: Frame) -> Su
     else:
         knob = None
     title = f"The break is inside {place}: " + (f"set {knob}" if knob else "change how this line calls it")
-    return Suggestion(title=title, why=f"torch broke the graph in library code the call on this line reaches "
-                      f"({ev.reason}); it cannot be edited there, only changed from here.", alternatives=alternatives)
+    suggestion = Suggestion(title=title, why=f"torch broke the graph in library code the call on this line reaches "
+                            f"({ev.reason}); it cannot be edited there, only changed from here.",
+                            alternatives=alternatives)
+    try:
+        regional = regional_compile(finding, ctx)
+    except NoPatch:
+        return suggestion
+    regional.alternatives = [title[:1].lower() + title[1:], *alternatives]
+    return regional
 
 
 def _ignore_logger(finding: Finding, ctx: SuggestionContext, place: str, logger: str, method: str) -> Suggestion:

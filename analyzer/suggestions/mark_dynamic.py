@@ -190,7 +190,7 @@ def _inner_library_frame(frame: str | None, frame_path: str | None) -> bool:
     from tdiag.analyzer.library_causes import is_library_path
 
     return bool(frame and frame_path and is_library_path(frame_path)
-                and frame not in ("forward", "__call__", "_call_impl", "_wrapped_call_impl"))
+                and frame.rsplit(".", 1)[-1] not in ("forward", "__call__", "_call_impl", "_wrapped_call_impl"))
 
 
 def _scalar_decision(finding: Finding) -> bool:

@@ -111,7 +111,10 @@ def test_every_entry_found_on_a_program_is_matched_at_the_user_line(analyses):
             assert "move it out of the compiled code" not in finding.fix
     from tdiag.analyzer.library_causes import catalogue
 
-    elsewhere = {e.id for e in catalogue() if "issue 24" in e.seen_on or CORPUS in e.seen_on}
+    # entries seen on another release than the tests install are checked where they were seen: the GPU machine's
+    # (issue 24) and the model-corpus sweep's (benchmarks/model_corpus.py, transformers 5.17)
+    elsewhere = {e.id for e in catalogue() if "issue 24" in e.seen_on or CORPUS in e.seen_on
+                 or "benchmarks/model_corpus.py" in e.seen_on}
     assert checked == {e.id for e in catalogue()} - elsewhere
 
 
