@@ -5,15 +5,14 @@ did not (a custom op's backward, an autograd.Function), so the user's line shows
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tdiag.lazy_regex import lazy_regex
+from tdiag.lean_dataclass import lean_dataclass
 
 _EXPLANATION = lazy_regex(r"Backend compiler `([^`]+)` failed with (.+?)\.? Adding a graph break")
 _SCALAR_READ = "_local_scalar_dense"  # the aten op behind .item(), .tolist(), int(tensor): a read into Python
 
 
-@dataclass(frozen=True)
+@lean_dataclass(frozen=True)
 class BackendFailure:
     backend: str
     error: str

@@ -4,6 +4,7 @@ The abort waits until every rank has reached its shutdown (a file per rank in $S
 torchrun while its program is still running."""
 import atexit
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -19,4 +20,7 @@ def abort_once_every_rank_is_shutting_down():
 
 
 atexit.register(abort_once_every_rank_is_shutting_down)  # runs while the interpreter shuts down
-print("rank", os.environ["RANK"], "done", flush=True)
+# one write per line: the ranks share torchrun's stdout, and print's separate writes of each argument interleave
+# under the suite's PYTHONUNBUFFERED ("rankrank 1 done\n 0 done\n" was seen); one write of a line is atomic on a pipe
+sys.stdout.write(f"rank {os.environ['RANK']} done\n")
+sys.stdout.flush()
