@@ -42,7 +42,9 @@ def test_an_optimizer_patch_is_kept_and_the_step_is_faster(tutorial):
     _, code, data, _ = tutorial
     kept = [p for p in data["kept"] or [] if "RUN001" in p["codes"]]
     assert kept, (data["stopped"], [(c["label"], c["timing"], c["problems"]) for c in data["verification"]])
-    (verdict,) = [c for c in data["verification"] if c["kept"]]
+    # the first round's kept patch is the optimizer's; a later round may keep another candidate on top of it (the
+    # compiled step, measured faster again), each judged against the round before it
+    verdict = next(c for c in data["verification"] if c["kept"])
     before = statistics.median(verdict["before"]["step_times_s"])
     after = statistics.median(verdict["after"]["step_times_s"])
     assert after <= 0.9 * before, (before, after, verdict["timing"])
