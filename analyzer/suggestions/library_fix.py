@@ -165,28 +165,27 @@ def _set_model_attribute(finding, ctx, entry, values):
     """``model.loss_type = "ForCausalLM"`` before the model is compiled (or after it is made)."""
     if values["value"] == "...":
         raise NoPatch("torch's reason does not show the value to set")
-    tree = ctx.tree(finding.path)
-    try:
-        model, statement, before = _model_statement(tree, finding)
-    except NoPatch:  # the line calls a framework (trainer.train()): set it where the model is built
-        model, statement, before = _built_model_statement(tree, library_name(finding.library_frame.path)
-                                                          if finding.library_frame else None)
-    values = {**values, "model": model}
-    line = cst.parse_statement(f"{model}.{entry.options['attribute']} = {values['value']!r}\n".replace("'", '"'))
-    return _insert(tree, statement, [line], before), values
+    return _on_the_model(finding, ctx, values,
+                         lambda model: f"{model}.{entry.options['attribute']} = {values['value']!r}".replace("'", '"'))
 
 
 def _model_method(finding, ctx, entry, values):
     """``model.set_experts_implementation("batched_mm")`` before the model is compiled (or after it is made)."""
+    return _on_the_model(finding, ctx, values,
+                         lambda model: f"{model}.{entry.options['method']}({entry.options['method_args']})")
+
+
+def _on_the_model(finding, ctx, values, statement_for):
+    """One statement about the model the line calls (``statement_for(name)``), put before the line that compiles it,
+    or after the line that builds it when a framework (``trainer.train()``) makes the compiled call."""
     tree = ctx.tree(finding.path)
     try:
         model, statement, before = _model_statement(tree, finding)
     except NoPatch:
         model, statement, before = _built_model_statement(tree, library_name(finding.library_frame.path)
                                                           if finding.library_frame else None)
-    values = {**values, "model": model}
-    line = cst.parse_statement(f"{model}.{entry.options['method']}({entry.options['method_args']})\n")
-    return _insert(tree, statement, [line], before), values
+    line = cst.parse_statement(statement_for(model) + "\n")
+    return _insert(tree, statement, [line], before), {**values, "model": model}
 
 
 def _keyword_argument(finding, ctx, entry, values):
