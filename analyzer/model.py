@@ -417,6 +417,19 @@ class RuntimeSummary:
     # per kind of collective (all-gather, reduce-scatter, all-reduce, ...): calls, issue_s (the program's threads in
     # c10d's ops), run_s (the backend running it: gloo's workers, NCCL's kernels; overlaps compute when asynchronous)
     collectives: dict[str, dict[str, float]] = field(default_factory=dict)
+    # the steps after the window, timed without the profiler (the record's ``runtime_steady``): their mean, the
+    # program's step unobserved (the window's parts stay its shares), and how many steps it spans; None / 0 where the
+    # program ended with the window or compiled again right after it
+    steady_step_s: float | None = None
+    steady_steps: int = 0
+
+    @property
+    def step_s(self) -> float | None:
+        """The step time every output and every verdict uses: the steady (unprofiled) mean where measured, else the
+        window's mean."""
+        if self.steady_step_s is not None:
+            return self.steady_step_s
+        return self.window_s / self.steps if self.status == "measured" and self.steps > 0 and self.window_s > 0 else None
 
 
 @lean_dataclass

@@ -78,8 +78,24 @@ def parse(log: Any) -> RuntimeFacts | None:
                 measured.append(ev)
         else:
             not_measured.append(RuntimeSummary(status="not_measured", reason=str(ev.get("reason") or "not measured")))
+    _add_steady(windows, [ev for ev in log.other if ev.get("type") == "runtime_steady"])
     summary = _combined(windows, not_measured)  # sorts the windows, lowest rank first
     return RuntimeFacts(windows, measured, summary, _step_us(events))
+
+
+def _add_steady(windows: list[RankWindow], events: list[dict[str, Any]]) -> None:
+    """Each rank's steps timed after its window without the profiler (``runtime_steady``): their mean, beside the
+    window's. Fewer than MIN_STEADY_STEPS say nothing about a steady speed and are left out."""
+    by_rank = {ev.get("rank"): ev for ev in events}
+    for window in windows:
+        ev = by_rank.get(window.rank)
+        steps = [v for v in (ev or {}).get("step_us") or [] if isinstance(v, (int, float)) and v >= 0]
+        if len(steps) >= MIN_STEADY_STEPS:
+            window.summary.steady_step_s = round(sum(steps) / len(steps) * US, 9)
+            window.summary.steady_steps = len(steps)
+
+
+MIN_STEADY_STEPS = 3
 
 
 def place(analysis: Analysis, facts: RuntimeFacts) -> None:

@@ -10,11 +10,12 @@ Phases, in this order, each writing to $OUT (or ./gpu-expert-out) as it goes (`r
 the records and `tdiag fix` answers beside it) and printing `CHECK` lines:
 
 1. ``window``: `tdiag run` of mlp_train_expert.py and gpt2_train_expert.py (mode="reduce-overhead", compiled
-   optimizer) next to the program's own timer: tdiag's step (window / steps, and the median of its per-step times)
-   within 15% of the program's steady step; the window's compile and CUDA-graph recording time, named; RUN002 does
+   optimizer) next to the program's own timer: tdiag's step (the steps it timed after the window without the
+   profiler; the window's mean beside it) within 15% of the program's steady step; the window's compile and CUDA-graph recording time, named; RUN002 does
    not advise what is already on.
-2. ``fix``: `tdiag fix --verify --apply --repeat 2` on gpt2_train.py and mlp_train.py at the same time, each
-   stopped at FIX_BUDGET_S (the issue's goal: GPT-2's whole fix flow within 300 s); the patches kept, by kind.
+2. ``fix``: `tdiag fix --verify --apply --repeat 2` on gpt2_train.py and mlp_train.py (``--fix-programs``), one
+   after another, each stopped at FIX_BUDGET_S (the issue's goal: GPT-2's whole fix flow within 300 s); the
+   patches kept, by kind, and each measured set's run times.
 3. ``figures``: each version of each program once (gpt2_train and mlp_train first, with tdiag's rounds from phase
    2), cheapest first, as many as fit the budget left; the table and a CHECK per program (tdiag's share of the
    expert's gain; never PASS when the compiled step is no faster than eager).
@@ -103,7 +104,8 @@ def judge_window(results: Results, name: str, record: Path, own_s: float) -> Non
     if runtime is None or runtime.status != "measured" or not runtime.steps:
         results.check(f"window_{name}", False, f"no measured window ({runtime.reason if runtime else 'none'})")
         return
-    mean = runtime.window_s / runtime.steps
+    profiled = runtime.window_s / runtime.steps
+    mean = runtime.step_s  # the steps after the window, unprofiled, where the program ran them (else the window's)
     median = statistics.median(event["step_us"]) * 1e-6 if event.get("step_us") else None
     # the settling steps just before the window, timed without the profiler (tracer/runtime_window.py)
     unprofiled = event.get("unprofiled_step_us") or []
@@ -114,6 +116,7 @@ def judge_window(results: Results, name: str, record: Path, own_s: float) -> Non
     graphed = [g.compile_id for g in analysis.graphs if g.cudagraph is not None and g.cudagraph.status != "unknown"]
     run002 = [f for f in analysis.findings if f.code == "RUN002"]
     results.add("window", program=name, own_step_ms=own_s * 1e3, tdiag_mean_ms=mean * 1e3,
+                profiled_mean_ms=profiled * 1e3, steady_steps=runtime.steady_steps,
                 tdiag_median_ms=None if median is None else median * 1e3, steps=runtime.steps,
                 unprofiled_median_ms=None if quiet is None else quiet * 1e3, unprofiled_steps=len(unprofiled),
                 partial=runtime.partial, parts_ms_per_step={k: v / runtime.steps * 1e3 for k, v in parts.items()},
@@ -123,7 +126,8 @@ def judge_window(results: Results, name: str, record: Path, own_s: float) -> Non
                 findings=[f"{f.code} {f.path}:{f.line} {f.message[:160]}" for f in analysis.findings])
     off = mean / own_s - 1
     results.check(f"window_step_{name}", abs(off) <= TOLERANCE,
-                  f"tdiag {mean * 1e3:.3f} ms/step (median {median * 1e3 if median else float('nan'):.3f}; "
+                  f"tdiag {mean * 1e3:.3f} ms/step over {runtime.steady_steps} unprofiled steps after the window "
+                  f"(profiled window {profiled * 1e3:.3f}, median {median * 1e3 if median else float('nan'):.3f}; "
                   f"unprofiled {quiet * 1e3 if quiet else float('nan'):.3f} over {len(unprofiled)} steps) vs the "
                   f"program's {own_s * 1e3:.3f} ms ({off:+.0%}); {runtime.steps} steps"
                   f"{' partial' if runtime.partial else ''}; "
@@ -139,8 +143,10 @@ def judge_window(results: Results, name: str, record: Path, own_s: float) -> Non
                   + (" -- advises reduce-overhead, which is on" if advises_on else ""))
 
 
-def fix_phase(results: Results, deadline: float) -> dict[str, bench_ceiling.Result]:
-    """`tdiag fix` on each FIX_PROGRAMS program at once, each stopped at FIX_BUDGET_S; the patched files kept."""
+def fix_phase(results: Results, deadline: float, programs: tuple[str, ...] = FIX_PROGRAMS,
+              together: bool = False) -> dict[str, bench_ceiling.Result]:
+    """`tdiag fix` on each program, each stopped at FIX_BUDGET_S, one after another (each alone on the machine, as
+    a user runs it) or, with ``together``, at once; the patched files kept."""
     done: dict[str, bench_ceiling.Result] = {}
 
     def one(name: str) -> None:
@@ -160,7 +166,11 @@ def fix_phase(results: Results, deadline: float) -> dict[str, bench_ceiling.Resu
         results.add("fix", program=name, seconds=round(spent, 1), rounds=result.rounds, kept=kept, left=result.left,
                     error=result.error, stopped=result.fix.get("stopped") if result.fix else None,
                     refused=[(c.get("label"), c.get("problems")) for c in (result.fix or {}).get("verification", [])
-                             if c.get("kept") is False])
+                             if c.get("kept") is False],
+                    # where the fix flow's time went: each measured set's runs (the whole `tdiag run` of each)
+                    run_seconds=[(c.get("round"), c.get("label"), c["before"].get("tdiag_run_s"),
+                                  c["after"].get("tdiag_run_s"), c.get("kept"))
+                                 for c in (result.fix or {}).get("verification", [])])
         step_time = [k for k in kept if k.startswith(("RUN001", "RUN002"))]
         results.check(f"fix_{name}", not result.error and spent <= FIX_BUDGET_S,
                       f"{spent:.0f} s, {result.rounds} round(s), kept {', '.join(kept) or 'nothing'}"
@@ -168,7 +178,11 @@ def fix_phase(results: Results, deadline: float) -> dict[str, bench_ceiling.Resu
                       f"{','.join(sorted(result.left)) or 'none'}{'; ' + result.error if result.error else ''}")
         done[name] = result
 
-    threads = [threading.Thread(target=one, args=(n,)) for n in FIX_PROGRAMS]
+    if not together:
+        for name in programs:
+            one(name)
+        return done
+    threads = [threading.Thread(target=one, args=(n,)) for n in programs]
     for t in threads:
         t.start()
     for t in threads:
@@ -216,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=BUDGET_S)
     parser.add_argument("--phases", default="window,fix,figures", help="comma-separated: window, fix, figures")
     parser.add_argument("--programs", help="figures: only these programs (comma-separated)")
+    parser.add_argument("--fix-programs", default=",".join(FIX_PROGRAMS),
+                        help="fix: these programs, one after another (comma-separated)")
     args = parser.parse_args(argv)
     import torch
 
@@ -230,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     if "window" in phases:
         window_phase(results, deadline)
     if "fix" in phases:
-        fixed = fix_phase(results, deadline)
+        fixed = fix_phase(results, deadline, tuple(args.fix_programs.split(",")))
     if "figures" in phases:
         figures_phase(results, deadline, fixed, args.programs.split(",") if args.programs else None)
     results.check("expert_budget", time.monotonic() - started <= args.budget + 30,

@@ -78,6 +78,10 @@ def runtime_detail_lines(runtime: RuntimeSummary | None, user_paths: Iterable[st
             # it first, the library's file beside it (a step the user defines is named at its def)
             where = f" at {runtime.entered_at}{where}"
         lines.append(f"step: {runtime.step_function}(){where}, " + (runtime.step_reason or "the step callable"))
+    if runtime.steady_step_s is not None and runtime.steps:
+        lines.append(f"step time: {runtime.steady_step_s * 1e3:.3g} ms over {runtime.steady_steps} steps after the "
+                     f"window, without the profiler ({runtime.window_s / runtime.steps * 1e3:.3g} ms/step under it: "
+                     "the parts above are the window's)")
     other = runtime.unattributed_s
     if runtime.eager_parts and other > 0 and runtime.steps:
         parts = sorted(runtime.eager_parts.items(), key=lambda kv: -kv[1])

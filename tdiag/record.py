@@ -29,7 +29,7 @@ RECORD_SUFFIX = ".jsonl"
 BLOB_THRESHOLD = 2048
 
 KNOWN_EVENT_TYPES = frozenset(
-    {"header", "torch", "blob", "break_site", "source", "log", "compile_start", "compile_end", "note", "exit", "lowering_info", "triton_launch", "fusion_groups", "kernel_compile", "runtime", "cudagraph_pool", "module_stacks", "aot_node_stacks", "capture_problem", "eager_baseline"}
+    {"header", "torch", "blob", "break_site", "source", "log", "compile_start", "compile_end", "note", "exit", "lowering_info", "triton_launch", "fusion_groups", "kernel_compile", "runtime", "runtime_steady", "cudagraph_pool", "module_stacks", "aot_node_stacks", "capture_problem", "eager_baseline"}
 )
 
 

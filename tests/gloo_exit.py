@@ -12,7 +12,8 @@ it both ways (the core dumps show the same stack: ``~AsyncAllreduceWork`` -> ``~
 ``SafePyObject`` decref -> ``take_gil`` -> ``pthread_exit``). It is pytorch#38228's class of crash.
 
 ``assert_job_exited_cleanly`` accepts that abort, with a warning, only when everything says it is this one: every rank's
-record ends with the program's normal exit (code 0), the rank died of SIGABRT with C++'s message, and the dump of
+record ends with the program's normal exit (code 0), the rank died of SIGABRT with C++'s message (its partner may
+die of SIGSEGV in the same shutdown, and torchrun then ends the aborting one with SIGTERM), and the dump of
 ``PYTHONFAULTHANDLER=1`` shows no Python frame on any thread (the interpreter was shutting down). Anything else, such
 as an abort before a rank's exit was recorded, or one with Python code on the stack, still fails.
 """
@@ -28,7 +29,11 @@ from tdiag.commands._torchrun import program_finished
 from tdiag.record import open_record
 
 CPP_ABORT = "terminate called without an active exception"
-FAULT_DUMP = re.compile(r"Fatal Python error: Aborted\n(.*?)(?:\nExtension modules:|\Z)", re.S)
+FAULT_DUMP = re.compile(r"Fatal Python error: (?:Aborted|Segmentation fault)\n(.*?)(?:\nExtension modules:|\Z)", re.S)
+# torchrun's "exitcode: -N" of a failed rank: SIGABRT, the abort itself; SIGSEGV, the other rank of the pair dying
+# in the same shutdown (its worker thread's TLS freed under a finalizing interpreter); SIGTERM, torchrun ending the
+# rest once the first failure is seen
+SHUTDOWN_SIGNALS = {"-6", "-11", "-15"}
 ENV = {"PYTHONFAULTHANDLER": "1"}  # an aborting rank prints every thread's Python stack
 
 
@@ -50,8 +55,9 @@ def assert_job_exited_cleanly(done: subprocess.CompletedProcess, run_dir: Path) 
 
 def _not_torch_exit_abort(output: str, run_dir: Path) -> str | None:
     """Why this failure is not torch's gloo exit abort; None when it is."""
-    if CPP_ABORT not in output or "exitcode: -6" not in output:
-        return "no rank died of SIGABRT with C++'s terminate message"
+    codes = set(re.findall(r"exitcode\s*: (-?\d+)", output))
+    if CPP_ABORT not in output or not codes & {"-6", "-11"} or not codes <= SHUTDOWN_SIGNALS:
+        return "no rank died of SIGABRT (or SIGSEGV in the same shutdown) with C++'s terminate message"
     dumps = FAULT_DUMP.findall(output)
     if not dumps:
         return "no faulthandler dump (the rank must run with PYTHONFAULTHANDLER=1)"

@@ -13,6 +13,11 @@ and closes at the boundary ``steps`` steps later (or after ``seconds``, checked 
 reduced in-process to a compact timeline (``profile_timeline``) and written as one ``runtime`` event. Then the
 profiler is gone and every wrapper is a single flag check.
 
+After the window, the same number of steps (or seconds) is timed again at step boundaries with the profiler gone
+(``runtime_steady``): the program's own speed, unobserved. On a step of a millisecond or two (CUDA graphs) the
+profiler's own cost is a large share of the window's; the breakdown keeps the window's shares, the step time is the
+steady one. A compile or CUDA-graph recording in those steps ends them (a steady step compiles nothing).
+
 A program that ends inside the window keeps what it measured: the window ends at the last step boundary it passed
 and is labelled partial with the steps it holds (never extrapolated). A program that ends before one measured step
 gets a ``runtime`` event saying why (``status: not_measured``) and what would measure it.
@@ -107,6 +112,8 @@ class RuntimeWindow:
         # steps (under CUDA graphs the profiler's share of a 2 ms step is large)
         self._settle_us: list[int] = []
         self._settle_mark: float | None = None
+        self._steady_us: list[int] = []  # the steps after the window, timed without the profiler (runtime_steady)
+        self._steady_t0 = 0.0
         self._sampler: Any = None  # stack_sampler.StackSampler while the window is open
         # Sample stacks only once a frame runs eagerly outside compiled code (failed to compile, past the recompile
         # limit): the sampler thread takes the GIL every 0.5 ms, a cost every other measured figure would carry.
@@ -162,6 +169,9 @@ class RuntimeWindow:
         # trigger, so the window's breakdown names a recording as one, never as "compile". Every kind delays the
         # settling: a step that records a CUDA graph is not a steady step either.
         key = (event.get("compile_id"), event.get("trigger"))
+        if self.state == "steady" and event.get("type") == "compile_start":
+            self._end_steady("a compile or CUDA-graph recording came after the window")
+            return
         if event.get("type") == "compile_start":
             self._compiled_since_step = True
             self._quiet = 0
@@ -192,6 +202,14 @@ class RuntimeWindow:
             if id(wrapper) != self._anchor or self.state == "armed":
                 return
             self._steps_seen = entry.calls
+            if self.state == "steady":
+                now = time.perf_counter()
+                if self._settle_mark is not None:  # the step the window closed in carried its teardown: not timed
+                    self._steady_us.append(int((now - self._settle_mark) * 1e6))
+                self._settle_mark = now
+                if len(self._steady_us) >= self.spec.steps or now - self._steady_t0 >= self.spec.seconds:
+                    self._end_steady(None)
+                return
             if self.state == "settling":
                 now = time.perf_counter()
                 if self._compiled_since_step:
@@ -295,14 +313,28 @@ class RuntimeWindow:
             samples=samples,
         )
         if partial or step.order == 0:
-            self._finish()
             self.write(event)
+            if partial:
+                self._finish()
+            else:  # the same steps again, unobserved: the step time without the profiler's own cost
+                self.state = "steady"
+                self._steady_us = []
+                self._steady_t0, self._settle_mark = time.perf_counter(), None
             return
         # Measured over a callable entered after another that has not repeated (yet): a setup function, or the
         # first call of an outer loop whose inner loop is this callable. Held until the program ends; if the
         # earlier one repeats, the step moves to it and a new window replaces this one.
         self._held = event
         self.state = "armed"
+
+    def _end_steady(self, why: str | None) -> None:
+        """Write the steps timed after the window (``runtime_steady``) and let every wrapper go quiet."""
+        steps, self._steady_us = self._steady_us, []
+        self._finish()
+        event = {"type": "runtime_steady", "steps": len(steps), "step_us": steps}
+        if why:
+            event["ended"] = why
+        self.write(event)
 
     def sample_eager_frames(self) -> None:
         """A frame now runs eagerly outside compiled code: its time is found by sampling stacks in the window (from
@@ -367,6 +399,9 @@ class RuntimeWindow:
         """At the end of the capture: a window cut short keeps its measured steps (labelled partial); a window that
         measured none is reported as not measured, with what would measure it."""
         if self.state == "done":
+            return
+        if self.state == "steady":
+            self._end_steady("the program ended")
             return
         if self.state == "measuring" and self._measured_steps >= 1:
             try:

@@ -51,6 +51,8 @@ class Metrics:
     runs: int = 1
     crash_site: str | None = None  # "path:line" where torch.compile stopped the program, when it did
     crash_reason: str | None = None  # torch's own first line when it stopped the program (a refusal names it)
+    # each run's whole `tdiag run` subprocess (torch's import and every compile included): what verifying costs
+    tdiag_run_s: list[float] = field(default_factory=list)
 
     @property
     def step_spread_s(self) -> tuple[float, float] | None:
@@ -61,9 +63,10 @@ class Metrics:
         """The first run's counts, every run's step time: counts are exact, times need the spread."""
         metrics = cls.of(*runs[0])
         metrics.runs = len(runs)
+        metrics.tdiag_run_s = [round(r.wall_s, 2) for _, r in runs]
         metrics.step_times_s = [
             t for analysis, _ in runs
-            if (t := step_time(analysis)) is not None and analysis.summary.runtime.steps >= MIN_STEPS_TO_JUDGE
+            if (t := step_time(analysis)) is not None and steps_timed(analysis) >= MIN_STEPS_TO_JUDGE
         ]
         if metrics.step_times_s:
             metrics.step_time_s = sorted(metrics.step_times_s)[len(metrics.step_times_s) // 2]
@@ -82,7 +85,7 @@ class Metrics:
             eager_fallbacks=s.eager_fallbacks,
             compile_time_s=round(s.compile_time_s, 3),
             step_time_s=step_time(analysis),
-            steps_measured=analysis.summary.runtime.steps if step_time(analysis) is not None else 0,
+            steps_measured=steps_timed(analysis),
             run_time_s=analysis.run.duration_s,
             exit_code=result.exit_code,
             findings=findings,
@@ -92,11 +95,19 @@ class Metrics:
 
 
 def step_time(analysis: Analysis) -> float | None:
-    """Seconds per step of the measured runtime window (``tdiag run``'s runtime measurement), where there is one."""
+    """Seconds per step as ``tdiag run`` measured it, where it did: the steps after the window, timed without the
+    profiler (its own cost is a large share of a short step, and larger the more ops a version launches), else the
+    window's mean."""
     runtime = analysis.summary.runtime
-    if runtime is None or runtime.status != "measured" or runtime.steps <= 0 or runtime.window_s <= 0:
-        return None
-    return runtime.window_s / runtime.steps
+    return None if runtime is None else runtime.step_s
+
+
+def steps_timed(analysis: Analysis) -> int:
+    """How many steps ``step_time`` spans (0 where nothing was measured)."""
+    runtime = analysis.summary.runtime
+    if runtime is None or runtime.step_s is None:
+        return 0
+    return runtime.steady_steps if runtime.steady_step_s is not None else runtime.steps
 
 
 @lean_dataclass

@@ -1,15 +1,16 @@
 """``tdiag fix --verify`` in rounds: verify the record's patches, re-analyse the patched run, take the next round.
 
 A fix can uncover the next cause (a break removed exposes a recompile; torch.compile stopped at the first break and
-never reached the second). Each round plans the patches of the previous kept run's record (diffs against the
-patched text it ran), runs them ``repeat`` times on a scratch copy and compares them with that run. A round keeps
-what verified and paid (compare.py: no regression, and a count down, the program further, or faster steps beyond
-the spread); when its set together does not, each patch is tried alone and the ones that pay are kept (together
-when that verifies too). A patch tried once is not tried again. The rounds stop when no patch is left, a round
-keeps nothing, or at ``max_rounds``. A set of cache fixes only (CCH) pays on the next run, never on the one that
-fills the cache: it is measured on warm runs instead, each side against a fresh cache of its own (cache_verify.py),
-and kept when the warm run after it hits the FX graph cache and compiles less. The result is the final text of every
-patched file: ``--apply`` writes it with one backup, so one ``--undo`` takes back every round.
+never reached the second). Each round plans the patches of the previous kept run's record (diffs against the patched
+text it ran), runs them ``repeat`` times on a scratch copy and compares them with that run. A round keeps what
+verified and paid (compare.py: no regression, and a count down, the program further, or faster steps beyond the
+spread); a set its first run already refuses (a count up, the exit code or the output changed: all read from that
+one run) is not run again; when its set together does not pay, each patch is tried alone and the ones that pay are
+kept (together when that verifies too). A patch tried once is not tried again. The rounds stop when no patch is
+left, a round keeps nothing, or at ``max_rounds``. A set of cache fixes only (CCH) pays on the next run, never on
+the one that fills the cache: it is measured on warm runs instead, each side against a fresh cache of its own
+(cache_verify.py), and kept when the warm run after it hits the FX graph cache and compiles less. The result is the
+final text of every patched file: ``--apply`` writes it with one backup, so one ``--undo`` takes back every round.
 """
 
 from __future__ import annotations
@@ -51,16 +52,22 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
 
     progress = progress or Progress()
 
-    def measure(label: str, texts: dict[str, str], extra_env: dict[str, str] | None = None) -> Runs:
+    def measure(label: str, texts: dict[str, str], extra_env: dict[str, str] | None = None,
+                settled: Callable[[Runs], bool] | None = None) -> Runs:
+        """``repeat`` runs of ``texts``; ``settled(runs)`` after the first says the rest cannot change the verdict."""
         copy = scratch.copy(label, texts)
         env = {**options.env, **(extra_env or {})}
-        results = []
+        runs: Runs = []
         for i in range(options.repeat):
             progress.running(label, i + 1, options.repeat)
-            results.append(scratch.rerun(label, copy, env, options.timeout, i + 1))
+            result = scratch.rerun(label, copy, env, options.timeout, i + 1)
             progress.ran()
-        progress.doing(f"analysing the {label} run(s)")
-        return [(build(r.record_dir), r) for r in results]
+            progress.doing(f"analysing the {label} run")
+            runs.append((build(result.record_dir), result))
+            if settled is not None and i + 1 < options.repeat and settled(runs):
+                progress.expect(i + 1 - options.repeat)  # the runs it no longer takes
+                break
+        return runs
 
     def warm(label: str, before_texts: dict[str, str], after_texts: dict[str, str]):
         """A cache fix: each side populates a fresh cache, then runs warm ``repeat`` times (cache_verify.py)."""
@@ -141,9 +148,17 @@ def _round(this: Round, state: _State, measure, warm, options, progress: Progres
             verified, before, runs = warm(f"round{number}-{label}", state.texts, _with(state, group))
             c = cache_comparison(label, [p.id for p in group], verified, before, runs, options.output_tolerance)
         else:
-            runs = measure(f"round{number}-{label}", _with(state, group))
+            adds_graphs = any(p.adds_graphs for p in group)
+
+            def refused(after: Runs) -> bool:
+                """Counts, exit code and output are read from the first run alone (exact): a set they refuse stays
+                refused whatever its later runs measure, except one that adds graphs by design (a faster step may
+                pay for them)."""
+                return not adds_graphs and bool(compare(label, [], state.runs, after, options.output_tolerance).problems)
+
+            runs = measure(f"round{number}-{label}", _with(state, group), settled=refused)
             c = compare(label, [p.id for p in group], state.runs, runs, options.output_tolerance,
-                        adds_graphs=any(p.adds_graphs for p in group))
+                        adds_graphs=adds_graphs)
         c.round = number
         this.attempts.append(c)
         return c, runs

@@ -113,13 +113,15 @@ def test_a_patch_that_changes_the_exit_code_is_dropped_and_not_applied(tmp_path,
     assert (project.root / "exit_on_break.py").read_text() == original
 
 
-def test_a_patch_that_changes_the_exit_code_is_reported(tmp_path, session_env):
+def test_a_patch_that_changes_the_exit_code_is_reported_after_one_run(tmp_path, session_env):
     project = make_project(tmp_path, PROGRAMS / "exit_on_break.py", session_env)
-    code, data = project.fix_json("--verify", "--repeat", "1")
+    code, data = project.fix_json("--verify", "--repeat", "2")
     assert code == 1
     result = data["verification"][0]
     assert result["before"]["exit_code"] == 3 and result["after"]["exit_code"] == 0
     assert any("exit code" in p for p in result["problems"])
+    # the exit code is read from the first run: a second could not take the refusal back, so it is not run
+    assert result["before"]["runs"] == 2 and result["after"]["runs"] == 1
 
 
 @pytest.fixture

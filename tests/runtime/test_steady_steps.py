@@ -1,0 +1,76 @@
+"""The step time without the profiler: the steps after the window, timed at step boundaries (``runtime_steady``).
+
+Oracle: the program's own clock. ``own_step_timer.py`` writes each step's start (time.perf_counter) to a file; by the
+window's documented rule (step 1 compiles, 2 quiet steps settle, the window opens at step 4's start and closes 20
+steps later, at step 24's) the steady steps are the next 20 after the one the window closed in: the program's own
+intervals 24..43 (0-based from the first step's start).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tdiag.analyzer import build
+from tdiag.fixing.compare import step_time
+from tdiag_testing import run_tdiag
+
+PROGRAM = Path(__file__).parent / "programs" / "own_step_timer.py"
+
+
+def _run(tmp: Path, env: dict[str, str], *args: str):
+    out, clock = tmp / "record", tmp / "starts.txt"
+    proc = run_tdiag(["run", "--no-tui", "-o", str(out), str(PROGRAM), str(clock), *args], env)
+    assert proc.returncode == 0, proc.stderr
+    (tmp / "summary.txt").write_text(proc.stderr)  # the summary tdiag run prints
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    starts = [float(v) for v in clock.read_text().split()]
+    own_us = [(b - a) * 1e6 for a, b in zip(starts, starts[1:])]
+    return out, events, own_us
+
+
+@pytest.fixture(scope="module")
+def steady_run(tmp_path_factory, session_env):
+    return _run(tmp_path_factory.mktemp("steady"), session_env)
+
+
+def test_the_steps_after_the_window_are_the_programs_own(steady_run):
+    out, events, own_us = steady_run
+    types = [e["type"] for e in events]
+    assert types.index("runtime_steady") > types.index("runtime")
+    steady = next(e for e in events if e["type"] == "runtime_steady")
+    assert steady["steps"] == 20 and "ended" not in steady
+    theirs = own_us[24:44]
+    # the same 20 intervals, seen from the wrapper's entry instead of the line before the call
+    assert sum(steady["step_us"]) == pytest.approx(sum(theirs), rel=0.10, abs=200)
+    runtime = build(out).summary.runtime
+    assert runtime.steady_steps == 20
+    assert runtime.steady_step_s == pytest.approx(sum(steady["step_us"]) / 20 * 1e-6, rel=1e-3)
+    # what tdiag fix --verify judges and every output shows
+    assert step_time(build(out)) == runtime.steady_step_s
+
+
+def test_the_summary_says_which_step_time_it_shows(steady_run):
+    out, _, _ = steady_run
+    text = " ".join((out.parent / "summary.txt").read_text().split())
+    assert "step time:" in text and "over 20 steps after the window, without the profiler" in text
+
+
+def test_a_recompile_after_the_window_ends_the_steady_steps(tmp_path, session_env):
+    # a new input shape at step 30 (0-based): compiled again in the 6th step after the window
+    out, events, _ = _run(tmp_path, session_env, "60", "30")
+    steady = next(e for e in events if e["type"] == "runtime_steady")
+    assert "compile" in steady["ended"]
+    assert 0 < steady["steps"] < 20
+    # its steps are all before the recompile: none of them carries a compile
+    assert len(steady["step_us"]) == steady["steps"]
+
+
+def test_a_program_ending_right_after_the_window_has_no_steady_time(tmp_path, session_env):
+    out, events, _ = _run(tmp_path, session_env, "26")
+    steady = [e for e in events if e["type"] == "runtime_steady"]
+    assert steady and steady[0]["steps"] < 3 and steady[0]["ended"] == "the program ended"
+    runtime = build(out).summary.runtime
+    assert runtime.steady_step_s is None
+    assert step_time(build(out)) == pytest.approx(runtime.window_s / runtime.steps)
