@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "differential"))
 from differential_testing import MODES, PLAIN, run  # noqa: E402, I001  (puts the harness on the path)
 from differential_harness.corpus import Program  # noqa: E402  # isort: skip
 
-pytestmark = pytest.mark.inductor
+# several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
+pytestmark = [pytest.mark.inductor, pytest.mark.slow]
 PROGRAM = Program(Path(__file__).parent / "programs" / "cache_step.py", inductor=True, timeout=600)
 CONFIG_LINE = 14  # `torch._inductor.config.max_autotune_pointwise = True` in cache_step.py
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.inductor
+# several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
+pytestmark = [pytest.mark.inductor, pytest.mark.slow]
 PROGRAM = Path(__file__).parent / "programs" / "moved_step.py"
 
 

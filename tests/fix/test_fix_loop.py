@@ -102,10 +102,17 @@ def test_select_and_ignore_pick_rule_codes(train):
     assert {c for p in data["patches"] for c in p["codes"]} == {"RCP001"}
 
 
-def test_a_patch_that_changes_the_exit_code_is_dropped_and_not_applied(tmp_path, session_env):
-    project = make_project(tmp_path, PROGRAMS / "exit_on_break.py", session_env)
+@pytest.fixture(scope="module")
+def exit_changed(tmp_path_factory, session_env):
+    """`--verify --apply --repeat 2` once on a program whose only patch changes its exit code (3 -> 0)."""
+    project = make_project(tmp_path_factory.mktemp("exit"), PROGRAMS / "exit_on_break.py", session_env)
     original = (project.root / "exit_on_break.py").read_text()
-    code, data = project.fix_json("--verify", "--apply", "--repeat", "1")
+    code, data = project.fix_json("--verify", "--apply", "--repeat", "2")
+    return project, original, code, data
+
+
+def test_a_patch_that_changes_the_exit_code_is_dropped_and_not_applied(exit_changed):
+    project, original, code, data = exit_changed
     assert code == 1
     result = data["verification"][0]
     assert not result["ok"] and result["kept"] is False
@@ -113,9 +120,8 @@ def test_a_patch_that_changes_the_exit_code_is_dropped_and_not_applied(tmp_path,
     assert (project.root / "exit_on_break.py").read_text() == original
 
 
-def test_a_patch_that_changes_the_exit_code_is_reported_after_one_run(tmp_path, session_env):
-    project = make_project(tmp_path, PROGRAMS / "exit_on_break.py", session_env)
-    code, data = project.fix_json("--verify", "--repeat", "2")
+def test_a_patch_that_changes_the_exit_code_is_reported_after_one_run(exit_changed):
+    _, _, code, data = exit_changed
     assert code == 1
     result = data["verification"][0]
     assert result["before"]["exit_code"] == 3 and result["after"]["exit_code"] == 0

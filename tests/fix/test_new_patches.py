@@ -12,6 +12,9 @@ import pytest
 
 from ._project import make_project
 
+# several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
+pytestmark = pytest.mark.slow
+
 SUGGESTION_PROGRAMS = Path(__file__).parents[1] / "suggestions" / "programs"
 
 CASES = [

@@ -19,6 +19,9 @@ from tdiag.fixing.stdout_match import match
 
 from ._project import PROGRAMS, make_project
 
+# several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
+pytestmark = pytest.mark.slow
+
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="the fix loop's git checks need git")
 
 

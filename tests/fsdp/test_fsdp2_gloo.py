@@ -20,6 +20,9 @@ import pytest
 from differential_testing import MODES, PLAIN, compare, load, run
 from tdiag.analyzer import build
 
+# several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
+pytestmark = pytest.mark.slow
+
 PROGRAM = Path(__file__).parent / "programs" / "per_block.py"
 LINES = PROGRAM.read_text().splitlines()
 BLOCK_CALL = next(i for i, text in enumerate(LINES, 1) if text.strip() == "x = block(x)")

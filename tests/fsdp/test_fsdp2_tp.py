@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from differential_testing import MODES, PLAIN, compare, load, run
 from tdiag.analyzer import build
+
+# several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
+pytestmark = pytest.mark.slow
 
 TP_PROGRAM = Path(__file__).parent / "programs" / "fsdp_tp.py"
 

@@ -17,7 +17,11 @@ import sys
 from pathlib import Path
 
 import gloo_exit
+import pytest
 from tdiag.analyzer import build
+
+# several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
+pytestmark = pytest.mark.slow
 
 PROGRAM = Path(__file__).parent / "programs" / "per_block.py"
 

@@ -19,6 +19,9 @@ from pathlib import Path
 import pytest
 from tdiag_testing import require_installed
 
+# several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
+pytestmark = pytest.mark.slow
+
 require_installed("transformers", "torch_geometric", "diffusers",
                   reason="corpus extra not installed: pip install -e '.[corpus]'")
 

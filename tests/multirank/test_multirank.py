@@ -17,6 +17,9 @@ from tdiag.analyzer.rules.div001_rank_divergence import divergent_ranks
 from tdiag.commands._torchrun import FAILED_AFTER_FINISH
 from tdiag.record import open_record
 
+# several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
+pytestmark = pytest.mark.slow
+
 PROGRAMS = Path(__file__).parent / "programs"
 LAUNCHERS = {
     # no -q here: the launcher's one merged summary is part of what is checked

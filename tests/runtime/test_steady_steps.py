@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from tdiag.analyzer import build
-from tdiag.fixing.compare import step_time
 from tdiag_testing import run_tdiag
+
+from tdiag.fixing.compare import step_time
 
 PROGRAM = Path(__file__).parent / "programs" / "own_step_timer.py"
 

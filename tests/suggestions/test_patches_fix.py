@@ -20,6 +20,9 @@ import pytest
 from tdiag.analyzer import build
 from tdiag.analyzer.suggestions import apply_patch, patch_applies
 
+# several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
+pytestmark = pytest.mark.slow
+
 PROGRAMS = Path(__file__).parent / "programs"
 EXPLAIN = Path(__file__).parent / "_explain.py"
 
