@@ -8,6 +8,7 @@ under ``tdiag run`` (same exit code, same traceback; the first finding CRS007 on
 and checks that the patched program runs to its end, and that plain python agrees.
 
     python benchmarks/gpu_crash.py              # about a minute on an H200
+    python benchmarks/gpu_crash.py --kept       # an output kept across iterations: the .clone() candidate
     python benchmarks/gpu_crash.py --cpu-smoke  # the same plumbing on a CPU crash (fullgraph branch)
 
 Prints CHECK lines and FIGURE lines (time to the crash, tdiag's overhead to it, the patched program's time).
@@ -53,6 +54,36 @@ with torch.no_grad():
 print(f"total {total:.3f}")
 '''
 
+# An output kept across iterations: marking each iteration as a step does not help (the previous step's output is
+# overwritten by this step's replay); the next candidate, a .clone() of the kept output, does.
+KEPT_PROGRAM = '''
+import torch
+
+
+class Block(torch.nn.Module):
+    def __init__(self, dim=512):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(dim, dim)
+        self.fc2 = torch.nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+torch.manual_seed(0)
+model = torch.compile(Block().cuda().eval(), mode="reduce-overhead")
+x = torch.randn(64, 512, device="cuda")
+total = 0.0
+prev = None
+with torch.no_grad():
+    for step in range(6):
+        out = model(x * (step + 1))  # SITE: the compiled call whose output is kept into the next iteration
+        if prev is not None:
+            total += float((out - prev).abs().sum())
+        prev = out
+print(f"total {total:.3f}")
+'''
+
 CPU_PROGRAM = '''
 import torch
 
@@ -92,6 +123,7 @@ def program_stderr(stderr: str) -> str:
 
 def main() -> int:
     cpu = "--cpu-smoke" in sys.argv
+    kept = "--kept" in sys.argv  # the output kept across iterations: the second candidate (.clone()) must be kept
     import torch
 
     if not cpu and not torch.cuda.is_available():
@@ -103,7 +135,8 @@ def main() -> int:
     print(f"gpu_crash: torch {torch.__version__}, {device}")
     source, code, exception, says = (
         (CPU_PROGRAM, "CRS001", "torch._dynamo.exc.Unsupported", "Data-dependent branching") if cpu else
-        (GPU_PROGRAM, "CRS007", "RuntimeError", "accessing tensor output of CUDAGraphs that has been overwritten"))
+        (KEPT_PROGRAM if kept else GPU_PROGRAM, "CRS007", "RuntimeError",
+         "accessing tensor output of CUDAGraphs that has been overwritten"))
     tmp = Path(tempfile.mkdtemp(prefix="tdiag-crash-"))
     project = tmp / "project"
     project.mkdir()
@@ -158,7 +191,13 @@ def main() -> int:
     if patches:
         print("   patch:\n" + "\n".join("     " + ln for ln in patches[0]["patch"].splitlines()))
     results = data.get("verification") or [{}]
-    result = results[0]
+    result = next((r for r in results if r.get("kept")), results[0])  # the candidate kept (the first tried, or later)
+    if kept:
+        titles = [f"round {r.get('round')}: {r.get('label')} kept={r.get('kept')} {r.get('problems')}" for r in results]
+        print("   rounds:\n" + "\n".join("     " + t for t in titles))
+        kept_titles = [p.get("title", "") for p in data.get("kept") or []]
+        check(any("Clone" in t for t in kept_titles),
+              f"the kept patch is the .clone() candidate, after marking the step did not pay ({kept_titles})")
     check(bool(result.get("ok")) and bool(result.get("completed")),
           f"tdiag fix --verify: the patched program runs to its end ({result.get('problems')}, "
           f"exit {result.get('before', {}).get('exit_code')} -> {result.get('after', {}).get('exit_code')})")

@@ -5,7 +5,8 @@
 - a violated ``mark_dynamic`` constraint (CRS006): ``torch._dynamo.maybe_mark_dynamic`` for the ``mark_dynamic``
   call of the specialised input;
 - a CUDA-graph output overwritten by a later replay (CRS007): ``torch.compiler.cudagraph_mark_step_begin()`` as the
-  first statement of the loop around the compiled call, so that all calls of one iteration are one step;
+  first statement of the loop around the compiled call, so that all calls of one iteration are one step, then
+  ``.clone()`` of the kept output as the next candidate (helpers/cudagraph_outputs.py);
 - torch's own internal error (CRS008): ``@torch.compiler.disable`` on the smallest user function around the line,
   when that is a function the compiled one calls; for a line of the compiled function itself, the line moved into
   a new disabled helper (extract_disabled). The rest stays compiled; the facts for a bug report come along.
@@ -23,6 +24,7 @@ from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import crash_kind
 from tdiag.analyzer.suggestions import generic
+from tdiag.analyzer.suggestions.helpers import cudagraph_outputs
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
@@ -36,12 +38,6 @@ from tdiag.analyzer.suggestions.helpers.syntax import dotted
 BRANCH_IDS = {"GB0170"}
 TORCH_INTERNAL = "torch_internal"  # the crash kind of torch's own internal error (Crash.kind)
 _SUBJECT = re.compile(r"^L\['([A-Za-z_]\w*)'\]")
-MARK_STEP_WHY = (
-    "CUDA graphs reuse their output memory on every replay, and torch starts a new step at every call of a compiled "
-    "function unless told where steps begin. Marking the start of each iteration makes the calls inside it one "
-    "step, so an output read later in the same iteration is still valid; keep no output across iterations "
-    "without .clone()."
-)
 MAYBE_WHY = (
     "mark_dynamic promises that the code works for every size of the dimension, so torch raises when the code "
     "specialises it. maybe_mark_dynamic asks for the same dynamic shape where the code allows it and lets torch "
@@ -58,7 +54,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     if kind == "constraint_violation":
         return _maybe_mark_dynamic(finding, ctx)
     if kind == "cudagraph_overwritten":
-        return _mark_step(finding, ctx)
+        return cudagraph_outputs.suggest(finding, ctx)
     if kind == TORCH_INTERNAL:
         return _disable_smallest(finding, ctx)
     raise NoPatch("no mechanical rewrite for this cause: follow the fix line")
@@ -98,31 +94,6 @@ def _maybe_mark_dynamic(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         why=MAYBE_WHY,
         patch=patch_for(tree, replace_nodes(tree.module, replacements)),
         alternatives=["remove the code that depends on the exact size of the dimension, and keep mark_dynamic"],
-    )
-
-
-# --- cudagraph_mark_step_begin -------------------------------------------------------------------------------------
-def _mark_step(finding: Finding, ctx: SuggestionContext) -> Suggestion:
-    tree = ctx.tree(finding.path)
-    statement = next((s for s in tree.nodes(cst.SimpleStatementLine) if tree.start_line(s) == finding.line), None)
-    if statement is None:
-        raise NoPatch("no statement starts on the compiled call's line of the recorded source")
-    loop = tree.enclosing(statement, (cst.For, cst.While))
-    if loop is None:
-        raise NoPatch("the compiled call is not in a loop: clone the output you keep (out = model(x).clone())")
-    body = loop.body
-    if not isinstance(body, cst.IndentedBlock):
-        raise NoPatch("the loop body is on the loop's line: clone the output you keep instead")
-    if any("cudagraph_mark_step_begin" in tree.code(s) for s in body.body[:1]):
-        raise NoPatch("the loop already marks each step: clone the output you keep (out = model(x).clone())")
-    torch = torch_alias(tree)
-    mark = cst.parse_statement(f"{torch}.compiler.cudagraph_mark_step_begin()\n", config=tree.module.config_for_parsing)
-    new_module = tree.module.deep_replace(body, body.with_changes(body=[mark, *body.body]))
-    return Suggestion(
-        title="Call torch.compiler.cudagraph_mark_step_begin() at the start of each iteration",
-        why=MARK_STEP_WHY,
-        patch=patch_for(tree, with_torch_import(tree, new_module)),
-        alternatives=["clone the output you keep: out = model(x).clone()"],
     )
 
 

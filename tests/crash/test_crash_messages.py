@@ -34,9 +34,9 @@ def _raised(exc: BaseException) -> BaseException:
         return caught
 
 
-def _analysis(event: dict, frames: list[FrameInfo] | None = None) -> Analysis:
+def _analysis(event: dict, frames: list[FrameInfo] | None = None, source: str = GENERATE) -> Analysis:
     paths = PathMapper(ROOT, [], ROOT)
-    a = Analysis(run=RunInfo(exit_reason="exception"), sources={"gen.py": GENERATE}, frames=frames or [])
+    a = Analysis(run=RunInfo(exit_reason="exception"), sources={"gen.py": source}, frames=frames or [])
     a.crashes = read_crashes([{**event, "rank": None}], paths, [])
     a.findings = run_rules(a, None)
     a.summary = Summary(crash=a.crashes[0] if a.crashes[0].caused_by_torch else None)
@@ -58,6 +58,38 @@ def test_cudagraph_output_overwritten_is_recognised_from_torchs_message():
     added = [ln for ln in f.suggestion.patch.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
     assert added == ["+    torch.compiler.cudagraph_mark_step_begin()"]
     assert "\n for step in range(3):\n+    torch.compiler.cudagraph_mark_step_begin()\n     h1 = model(x)" in f.suggestion.patch
+    # the next candidate fix --verify tries when marking the step does not pay: a copy of the kept output
+    (clone,) = f.suggestion.candidates
+    assert _added(clone.patch) == ["+    h1 = model(x).clone()"]
+
+
+def _added(patch: str) -> list[str]:
+    return [ln for ln in patch.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+
+
+def test_an_output_kept_outside_any_loop_gets_the_clone_patch():
+    """No iteration to mark: the kept output is cloned at the user's line (the only candidate)."""
+    from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
+
+    source = textwrap.dedent("""\
+        import torch
+
+        model = torch.compile(torch.nn.Linear(8, 8).cuda(), mode="reduce-overhead")
+        x = torch.randn(4, 8, device="cuda")
+        first = model(x)
+        second = model(x * 2)
+        print((first + second).sum().item())
+    """)
+    event = describe(_raised(RuntimeError(CUDAGraphTreeManager.format_dealloc_msg("File gen.py, line 5"))))
+    event["frames"] = [[f"{ROOT}/gen.py", 7, "<module>"]]
+    call = Site("gen.py", 5, function="<module>")
+    a = _analysis(event, [FrameInfo(0, "forward", "<site-packages>/torch/nn/modules/linear.py", 1, call_site=call)],
+                  source)
+    (f,) = a.findings
+    assert (f.code, f.line) == ("CRS007", 5)
+    attach_suggestions(a.findings, a)
+    assert _added(f.suggestion.patch) == ["+first = model(x).clone()"]
+    assert f.suggestion.candidates == []
 
 
 def test_triton_missing_is_an_environment_failure_with_its_fix():
