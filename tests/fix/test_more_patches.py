@@ -171,9 +171,6 @@ HELPER = """\
 import sys
 import torch
 
-# several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
-pytestmark = pytest.mark.slow
-
 {decorator}
 def log_rows(y):
     sys.stdout.write(f"rows {{y.shape[0]}} mean {{y.mean().item():.2f}}\\n")
