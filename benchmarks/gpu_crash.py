@@ -28,7 +28,8 @@ from pathlib import Path
 
 from gpu_common import FAILURES, check  # noqa: E402  (benchmarks/ is sys.path[0])
 
-GPU_PROGRAM = '''
+# A small MLP compiled with CUDA graphs; each program below adds its loop.
+CUDA_GRAPHED_MLP = '''
 import torch
 
 
@@ -46,7 +47,9 @@ torch.manual_seed(0)
 model = torch.compile(Block().cuda().eval(), mode="reduce-overhead")
 x = torch.randn(64, 512, device="cuda")
 total = 0.0
-with torch.no_grad():
+'''
+
+GPU_PROGRAM = CUDA_GRAPHED_MLP + '''with torch.no_grad():
     for step in range(6):
         h1 = model(x)  # SITE: the compiled call whose output is read after the next replay
         h2 = model(h1 * 0.5)
@@ -56,25 +59,7 @@ print(f"total {total:.3f}")
 
 # An output kept across iterations: marking each iteration as a step does not help (the previous step's output is
 # overwritten by this step's replay); the next candidate, a .clone() of the kept output, does.
-KEPT_PROGRAM = '''
-import torch
-
-
-class Block(torch.nn.Module):
-    def __init__(self, dim=512):
-        super().__init__()
-        self.fc1 = torch.nn.Linear(dim, dim)
-        self.fc2 = torch.nn.Linear(dim, dim)
-
-    def forward(self, x):
-        return self.fc2(torch.relu(self.fc1(x)))
-
-
-torch.manual_seed(0)
-model = torch.compile(Block().cuda().eval(), mode="reduce-overhead")
-x = torch.randn(64, 512, device="cuda")
-total = 0.0
-prev = None
+KEPT_PROGRAM = CUDA_GRAPHED_MLP + '''prev = None
 with torch.no_grad():
     for step in range(6):
         out = model(x * (step + 1))  # SITE: the compiled call whose output is kept into the next iteration
