@@ -7,10 +7,12 @@ verified and paid (compare.py: no regression, and a count down, the program furt
 spread); a set its first run already refuses (a count up, the exit code or the output changed: all read from that
 one run) is not run again; when its set together does not pay, each patch is tried alone and the ones that pay are
 kept (together when that verifies too). A patch tried once is not tried again. The rounds stop when no patch is
-left, a round keeps nothing, or at ``max_rounds``. A set of cache fixes only (CCH) pays on the next run, never on
-the one that fills the cache: it is measured on warm runs instead, each side against a fresh cache of its own
-(cache_verify.py), and kept when the warm run after it hits the FX graph cache and compiles less. The result is the
-final text of every patched file: ``--apply`` writes it with one backup, so one ``--undo`` takes back every round.
+left, a round keeps nothing, or at ``max_rounds``. Step-time patches (RUN findings: CUDA graphs, the optimizer) wait
+for the round after any patch that changes what compiles (``structure_first``). A set of cache fixes only (CCH) pays
+on the next run, never on the one that fills the cache: it is measured on warm runs instead, each side against a
+fresh cache of its own (cache_verify.py), and kept when the warm run after it hits the FX graph cache and compiles
+less. The result is the final text of every patched file: ``--apply`` writes it with one backup, so one ``--undo``
+takes back every round.
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
             patches = [p for p in planned if p.applied and _key(p) not in tried]
             if patches:
                 progress.expect(options.repeat * (1 + (len(patches) if options.each and len(patches) > 1 else 0)))
+        patches, deferred = structure_first(patches)
         if not patches:
             result.stopped = "no patch left" if number > 1 else "no patch applies"
             break
@@ -109,6 +112,9 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
             nxt = _next_candidates(patches, tried)
             if nxt and number < options.max_rounds:
                 first = nxt  # the same findings' next candidate patches (the optimizer's implementations)
+                continue
+            if deferred and number < options.max_rounds:
+                first = deferred  # the step-time patches, on the program as it stands
                 continue
             result.stopped = f"round {number} did not pay: no patch of it made a measurable improvement"
             break
@@ -196,6 +202,23 @@ def _round(this: Round, state: _State, measure, warm, options, progress: Progres
     this.kept = [best]
     this.why = f"{best.id} paid alone: " + "; ".join(c.improved)
     return runs
+
+
+def structure_first(patches: list[PlannedPatch]) -> tuple[list[PlannedPatch], list[PlannedPatch]]:
+    """(this round's patches, the ones left for a later round). A step-time patch (a RUN finding's: CUDA graphs, the
+    optimizer) is judged by step time alone, on a program whose graphs and recompiles are settled: beside patches
+    that change what compiles, it would be measured against the wrong step (CUDA graphs recorded once per shape a
+    recompile fixes later), and a set refused together would cost a run of every patch alone. So a round holding
+    any other patch leaves them to the next round, which plans them again from the record of the run it keeps (or,
+    when the round keeps nothing, takes them as they are)."""
+    structural = [p for p in patches if not _step_time(p)]
+    if not structural:
+        return patches, []
+    return structural, [p for p in patches if _step_time(p)]
+
+
+def _step_time(patch: PlannedPatch) -> bool:
+    return all(code.startswith("RUN") for code in patch.codes)
 
 
 def _refused(together: Comparison, alone: list[tuple[PlannedPatch, Comparison, Runs]]) -> str:

@@ -1,0 +1,43 @@
+"""Step-time patches wait for the round after the patches that change what compiles (issue 41).
+
+tutorial_adam_branch.py has a data-dependent branch in its model (BRK001: torch.where's patch, fewer graphs and
+breaks) and an optimizer-bound step (RUN001: foreach=True, judged by step time alone). Round 1 must hold the branch
+patch alone; the optimizer's patch is planned again from the record of the run round 1 kept and measured against
+that run, not beside a patch that changes the graphs (where, on a GPU, it would be measured against CUDA graphs
+recorded once per shape, and a set refused together costs a run of every patch alone).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from ._project import PROGRAMS, make_project
+
+# slow: six `tdiag run`s (before, round 1, round 2, two runs each)
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("git") is None, reason="the fix loop needs git")]
+
+
+@pytest.fixture(scope="module")
+def verified(tmp_path_factory, session_env):
+    project = make_project(tmp_path_factory.mktemp("branch-adam"), PROGRAMS / "tutorial_adam_branch.py", session_env)
+    return project.fix_json("--verify", "--repeat", "2", "--rounds", "2")
+
+
+def test_the_first_round_holds_only_the_patch_that_changes_what_compiles(verified):
+    _, data = verified
+    first, second = data["round_outcomes"][:2]
+    assert [p.split("@")[0] for p in first["patches"]] == ["BRK001"]
+    assert first["kept"] == first["patches"]  # torch.where: 2 graphs -> 1, 1 break -> 0, the same losses
+    assert [p.split("@")[0] for p in second["patches"]] == ["RUN001"]
+
+
+def test_the_optimizer_patch_is_measured_against_the_kept_round(verified):
+    _, data = verified
+    r1 = next(c for c in data["verification"] if c["round"] == 1 and c["kept"])
+    r2 = next(c for c in data["verification"] if c["round"] == 2)
+    # round 2's "before" is round 1's kept run: one graph, no break
+    assert r2["before"]["graph_breaks"] == r1["after"]["graph_breaks"] == 0
+    assert r2["before"]["graphs"] == r1["after"]["graphs"] == 1
+    assert r2["before"]["step_times_s"] == r1["after"]["step_times_s"]
