@@ -176,7 +176,8 @@ def main() -> int:
     if patches:
         print("   patch:\n" + "\n".join("     " + ln for ln in patches[0]["patch"].splitlines()))
     results = data.get("verification") or [{}]
-    result = next((r for r in results if r.get("kept")), results[0])  # the candidate kept (the first tried, or later)
+    # the last set kept (a later round's candidate where the first did not pay), else the first measured
+    result = next((r for r in reversed(results) if r.get("kept")), results[0])
     if kept:
         titles = [f"round {r.get('round')}: {r.get('label')} kept={r.get('kept')} {r.get('problems')}" for r in results]
         print("   rounds:\n" + "\n".join("     " + t for t in titles))
@@ -189,7 +190,8 @@ def main() -> int:
     check(code in result.get("gone", []), f"{code} gone after the patch ({result.get('gone')}, new {result.get('new')})")
 
     patched_seconds = None
-    if patches:  # the patched program under plain python: it must complete without tdiag too
+    if patches and not kept:  # the patched program under plain python: it must complete without tdiag too
+        # (--kept: the kept patch is a later round's, a diff against the text round 1 left: not re-applied here)
         fixed = tmp / "fixed"
         fixed.mkdir()
         (fixed / "generate.py").write_text(source)

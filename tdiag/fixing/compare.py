@@ -51,6 +51,8 @@ class Metrics:
     runs: int = 1
     crash_site: str | None = None  # "path:line" where torch.compile stopped the program, when it did
     crash_reason: str | None = None  # torch's own first line when it stopped the program (a refusal names it)
+    # the source text of the crash site's line: a patch that inserts lines above it moves its number, not the crash
+    crash_statement: str | None = None
     # each run's whole `tdiag run` subprocess (torch's import and every compile included): what verifying costs
     tdiag_run_s: list[float] = field(default_factory=list)
 
@@ -91,6 +93,7 @@ class Metrics:
             findings=findings,
             crash_site=_crash_site(analysis),
             crash_reason=_crash_reason(analysis),
+            crash_statement=_crash_statement(analysis),
         )
 
 
@@ -165,7 +168,7 @@ def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResu
         (problems if change.worse else improved).append(change.words())
     if completed:
         improved.append("the program runs to its end now")
-    elif b.crash_site and a.crash_site and a.crash_site != b.crash_site and a.exit_code == b.exit_code:
+    elif b.crash_site and a.crash_site and crash_moved(b, a) and a.exit_code == b.exit_code:
         improved.append(f"torch.compile no longer stops the program at {b.crash_site} (now at {a.crash_site})")
     timing, faster, slower = judge_steps(b, a)
     if notes and not faster:
@@ -235,6 +238,27 @@ def _crash_site(analysis: Analysis) -> str | None:
         return None
     site = crash.site or crash.call_site
     return f"{site.path}:{site.line}" if site is not None else crash.headline
+
+
+def crash_moved(before: Metrics, after: Metrics) -> bool:
+    """torch.compile stops the patched program somewhere else: another file, or a line of other text (a patch that
+    inserts a line above the site moves its number only; the same statement stopping it again is no progress)."""
+    if before.crash_site == after.crash_site:
+        return False
+    same_file = before.crash_site.rsplit(":", 1)[0] == after.crash_site.rsplit(":", 1)[0]
+    if same_file and before.crash_statement and before.crash_statement == after.crash_statement:
+        return False
+    return True
+
+
+def _crash_statement(analysis: Analysis) -> str | None:
+    crash = analysis.summary.crash
+    site = None if crash is None else crash.site or crash.call_site
+    text = analysis.sources.get(site.path) if site is not None and site.path else None
+    if not text or not site.line:
+        return None
+    lines = text.splitlines()
+    return lines[site.line - 1].strip() if 0 < site.line <= len(lines) else None
 
 
 def _crash_reason(analysis: Analysis) -> str | None:
