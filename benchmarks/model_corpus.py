@@ -417,6 +417,11 @@ def main() -> int:
     return 0
 
 
+def _no_machine_paths(text: str) -> str:
+    """torch's reason names files by where this machine installed them: the package path only, as findings do."""
+    return re.sub(r"/\S*?/(?:site|dist)-packages/", "<site-packages>/", text)
+
+
 def report(rows: list[dict]) -> str:
     rows = list({r["name"]: r for r in rows}.values())  # concatenated shards or re-runs: the last row per model
     ran = [r for r in rows if r.get("status") == "ran"]
@@ -447,7 +452,7 @@ def report(rows: list[dict]) -> str:
             row = by_cause[(b["cause"], b["owner"])]
             row["events"] += 1
             row["models"].add(r["name"])
-            row["example"] = row["example"] or f"{r['name']}: {b['where']} {b['reason'][:60]}"
+            row["example"] = row["example"] or f"{r['name']}: {b['where']} {_no_machine_paths(b['reason'])[:60]}"
             if r["owner_right"]:
                 row["right"].add(r["name"])
     for (cause, owner), row in sorted(by_cause.items(), key=lambda kv: -kv[1]["events"]):
