@@ -159,6 +159,70 @@ def test_a_dynamic_graph_recorded_again_gets_cudagraph_skip_dynamic_graphs():
         cudagraph_rerecord.suggest(finding, ctx)
 
 
+LOADER_TRAIN = textwrap.dedent("""\
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    data = TensorDataset(torch.randn(100, 4), torch.randn(100, 4))
+    train = DataLoader(data, batch_size=16, shuffle=True)
+    evaluate = DataLoader(data, batch_size=16)
+    step = torch.compile(torch.nn.Linear(4, 4), mode="reduce-overhead")
+    for x, y in train:
+        loss = (step(x) - y).pow(2).mean()
+""")
+
+
+def _recorded_again(text: str, sizes: list[list[str]], dynamic: bool = False):
+    from tdiag.analyzer.model import CudaGraphRecording
+
+    ctx = _ctx(text, device="cuda", inductor=True, graphed=True)
+    ctx.analysis.graphs[0].cudagraph.recordings = [
+        CudaGraphRecording(mode="FORWARD", inputs=inputs, symint_key=str(n) if dynamic else None)
+        for n, inputs in enumerate(sizes)]
+    finding = Finding(code="CGR002", name="x", severity="warning", message="m", fix="f", path="train.py", line=9,
+                      compile_ids=["0/0"])
+    return finding, ctx
+
+
+def test_a_last_batch_recorded_again_gets_drop_last_on_the_shuffling_loader():
+    """The epoch's remainder (100 = 6 x 16 + 4) is a second recording: drop_last=True on the training loader (the
+    shuffling one; the evaluation loader is left alone), with torch's dynamic-graph switch as the next candidate."""
+    from tdiag.analyzer.suggestions import cudagraph_rerecord
+
+    finding, ctx = _recorded_again(LOADER_TRAIN, [["[4, 4]", "[16, 4]"], ["[4, 4]", "[4, 4]"]], dynamic=True)
+    suggestion = cudagraph_rerecord.suggest(finding, ctx)
+    new = _patched(suggestion, LOADER_TRAIN)
+    assert "train = DataLoader(data, batch_size=16, shuffle=True, drop_last=True)\n" in new
+    assert "evaluate = DataLoader(data, batch_size=16)\n" in new
+    assert [c.title for c in suggestion.candidates] == [
+        "Run dynamic-shape graphs without CUDA graphs (cudagraph_skip_dynamic_graphs)"]
+
+
+def test_sequence_lengths_that_vary_get_no_drop_last():
+    """Sizes differing past the first dimension are sequence lengths: dropping the last batch does not help."""
+    from tdiag.analyzer.suggestions import cudagraph_rerecord
+
+    finding, ctx = _recorded_again(LOADER_TRAIN, [["[16, 12]"], ["[16, 30]"]])
+    with pytest.raises(NoPatch, match="drop_last: the recordings' sizes do not differ in the batch dimension only"):
+        cudagraph_rerecord.suggest(finding, ctx)
+
+
+def test_drop_last_refused_where_the_user_chose_or_no_loader_stands_out():
+    from tdiag.analyzer.suggestions import cudagraph_rerecord
+
+    last = [["[16, 4]"], ["[4, 4]"]]
+    kept = LOADER_TRAIN.replace("shuffle=True)", "shuffle=True, drop_last=keep_remainder)")
+    with pytest.raises(NoPatch, match="already passes drop_last=keep_remainder"):
+        cudagraph_rerecord.suggest(*_recorded_again(kept, last))
+    two = LOADER_TRAIN.replace("shuffle=True)", "shuffle=False)")
+    with pytest.raises(NoPatch, match="several DataLoaders"):
+        cudagraph_rerecord.suggest(*_recorded_again(two, last))
+    # a static graph per size with drop_last=False written out: flipped, like foreach=False
+    flipped = LOADER_TRAIN.replace("shuffle=True)", "shuffle=True, drop_last=False)")
+    new = _patched(cudagraph_rerecord.suggest(*_recorded_again(flipped, last)), flipped)
+    assert "train = DataLoader(data, batch_size=16, shuffle=True, drop_last=True)\n" in new
+
+
 def test_the_readme_demo_gets_its_optimizer_patch():
     """examples/train.py's largest finding in the README is RUN001 (the eager SGD step): it gets a patch now."""
     from pathlib import Path
