@@ -43,6 +43,7 @@ def torch_account(tmp_path_factory, session_env):
     under plain python with TORCH_TRACE, shared by the modules and the xdist workers; its logs are ``.trace_dir``,
     read only."""
     from oracle import read_account, run_traced
+    from oracle_cache import kept_run
 
     folder = shared_dir(tmp_path_factory, "torch-trace")
 
@@ -54,7 +55,7 @@ def torch_account(tmp_path_factory, session_env):
             # entry a plain run compiled has no provenance handles, which the kernel tests of the tdiag runs need.
             plain_cache = Path(session_env["TORCHINDUCTOR_CACHE_DIR"]) / "plain-runs"
             env = {**session_env, "TORCHINDUCTOR_CACHE_DIR": str(plain_cache)}
-            proc = run_traced(program, env, trace_dir, args)
+            proc = kept_run(run_traced, program, env, trace_dir, args)
             return {"stdout": proc.stdout, "stderr": proc.stderr, "returncode": proc.returncode}
 
         result = once_per_session(folder, key, make)

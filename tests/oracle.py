@@ -32,8 +32,14 @@ class TorchAccount:
 def account(
     program: Path, env: dict[str, str], trace_dir: Path, args: list[str] = (), timeout: int = 300
 ) -> TorchAccount:
-    proc = run_traced(program, env, trace_dir, args, timeout)
-    return read_account(trace_dir, proc.stdout, proc.returncode)
+    """torch's account of ``python program args`` (kept between test runs where nothing it depends on changed:
+    oracle_cache.py)."""
+    from oracle_cache import kept_run
+
+    proc = kept_run(run_traced, program, env, trace_dir, args, timeout)
+    acc = read_account(trace_dir, proc.stdout, proc.returncode)
+    acc.stderr, acc.trace_dir = proc.stderr, trace_dir
+    return acc
 
 
 def run_traced(program: Path, env: dict[str, str], trace_dir: Path, args=(), timeout: int = 300):

@@ -73,6 +73,7 @@ def nested_graph_breaks(tmp_path_factory, session_env):
     """(recorded, torch_account) as the session's fixtures, for processes with nested_graph_breaks set to the value
     that is not torch's default (on through 2.14)."""
     from oracle import read_account, run_traced
+    from oracle_cache import kept_run
 
     path = os.pathsep.join(p for p in (str(NESTED_SWITCH), session_env.get("PYTHONPATH", "")) if p)
     env = {**session_env, "PYTHONPATH": path, "TDIAG_TEST_NESTED_GRAPH_BREAKS": "1" if NESTED_OTHER else "0"}
@@ -81,7 +82,7 @@ def nested_graph_breaks(tmp_path_factory, session_env):
 
     def account(program: Path):
         def make(trace_dir: Path) -> dict:
-            proc = run_traced(program, env, trace_dir)
+            proc = kept_run(run_traced, program, env, trace_dir)
             return {"stdout": proc.stdout, "returncode": proc.returncode, "stderr": proc.stderr}
 
         result = once_per_session(traces, program.stem, make)
