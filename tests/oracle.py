@@ -49,6 +49,13 @@ def run_traced(program: Path, env: dict[str, str], trace_dir: Path, args=(), tim
                           text=True, timeout=timeout)
 
 
+def run_plain(program: Path, env: dict[str, str], trace_dir: Path | None = None, args=(), timeout: int = 300):
+    """``python program args`` from the program's folder, no trace (``trace_dir`` unused: run_traced's shape, so
+    oracle_cache.kept_run can keep it)."""
+    return subprocess.run([sys.executable, program.name, *args], cwd=program.parent, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
 def read_account(trace_dir: Path, stdout: str = "", returncode: int = 0) -> TorchAccount:
     acc = TorchAccount(stdout=stdout, returncode=returncode)
     for log in sorted(trace_dir.glob("*.log")):

@@ -40,11 +40,12 @@ PROJECT = ("tdiag", "tracer", "compiler", "analyzer", "tui", "reports")  # tdiag
 
 
 def kept_run(run, program: Path, env: dict[str, str], trace_dir: Path, args=(), timeout: int = 300):
-    """``run(program, env, trace_dir, args, timeout)`` (oracle.run_traced), or the kept result of the same run."""
+    """``run(program, env, trace_dir, args, timeout)`` (oracle.run_traced, or another plain run of the program from
+    its folder), or the kept result of the same run by the same function."""
     root = os.environ.get("TDIAG_TEST_ORACLE_CACHE")
     if not root:
         return run(program, env, trace_dir, args, timeout)
-    entry = Path(root) / key(program, env, args)
+    entry = Path(root) / key(program, env, args, kind=f"{run.__module__}.{run.__qualname__}")
     where = str(program.parent.resolve())
     if (entry / "result.json").exists():
         result = json.loads((entry / "result.json").read_text())
@@ -68,9 +69,12 @@ def kept_run(run, program: Path, env: dict[str, str], trace_dir: Path, args=(), 
     return proc
 
 
-def key(program: Path, env: dict[str, str], args=()) -> str:
+def key(program: Path, env: dict[str, str], args=(), kind: str = "oracle.run_traced") -> str:
+    """``kind``: the function that makes the run (a traced run and an untraced one of a program are not the same);
+    the traced run, the default, adds nothing to the key."""
     digest = hashlib.sha256()
-    for part in (SALT, _interpreter(), program.name, json.dumps(list(args)), json.dumps(_environment(env))):
+    parts = (SALT, _interpreter(), program.name, json.dumps(list(args)), json.dumps(_environment(env)))
+    for part in parts if kind == "oracle.run_traced" else (*parts, kind):
         digest.update(part.encode() + b"\x00")
     for path, data in _inputs(program.parent, env):
         digest.update(path.encode() + b"\x00" + data + b"\x00")
