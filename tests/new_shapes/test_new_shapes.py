@@ -97,8 +97,11 @@ def test_the_checkpoint_segments_patch_verifies_and_compiles_the_forward(tmp_pat
     from corpus_scoring import env
 
     shutil.copy(PROGRAMS / "checkpoint_sequential.py", tmp_path / "checkpoint_sequential.py")
-    plain = subprocess.run([sys.executable, "checkpoint_sequential.py"], cwd=tmp_path, env=env(session_env),
-                           capture_output=True, text=True, timeout=600)
+    from oracle import run_plain
+    from oracle_cache import kept_run
+
+    program = tmp_path / "checkpoint_sequential.py"
+    plain = kept_run(run_plain, program, env(session_env), tmp_path / "untraced", timeout=600)
     done = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", "checkpoint_sequential.py"],
                           cwd=tmp_path, env=env(session_env), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -108,8 +111,7 @@ def test_the_checkpoint_segments_patch_verifies_and_compiles_the_forward(tmp_pat
     text = (tmp_path / "checkpoint_sequential.py").read_text()
     assert "checkpoint_segments(self.layers, 2, x, use_reentrant=False)" in text
     assert "torch.utils.checkpoint.checkpoint(functions[start:end], input, **kwargs)" in text
-    after = subprocess.run([sys.executable, "checkpoint_sequential.py"], cwd=tmp_path, env=env(session_env),
-                           capture_output=True, text=True, timeout=600)
+    after = kept_run(run_plain, program, env(session_env), tmp_path / "untraced-after", timeout=600)
     assert after.returncode == 0 and after.stdout == plain.stdout  # the same loss, printed the same
 
 
