@@ -16,16 +16,22 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     recordings = [r for g in ctx.analysis.graphs if g.compile_id in keys and g.cudagraph is not None
                   for r in g.cudagraph.recordings]
     candidates, refusals = [], []
-    # the loader is usually built in the file that calls the step; another recorded file of the user's otherwise
-    for path in dict.fromkeys([finding.path, *ctx.analysis.sources]):
-        try:
-            candidates.append(loader_drop_last.build(ctx, path, recordings))
-            break
-        except NoPatch as why:
-            if path == finding.path:
-                refusals.append(f"drop_last: {why}")
+    if loader_drop_last.batch_varies(recordings):
+        # the loader is usually built in the file that calls the step; another recorded file of the user's otherwise
+        for path in dict.fromkeys([finding.path, *ctx.analysis.sources]):
+            try:
+                candidates.append(loader_drop_last.build(ctx, path))
+                break
+            except NoPatch as why:
+                if path == finding.path:
+                    refusals.append(f"drop_last: {why}")
+    else:
+        refusals.append("drop_last: the recordings' sizes do not differ in the batch dimension only")
     if any(r.symint_key for r in recordings):
-        candidates.append(cudagraph_skip_dynamic.build(ctx, finding.path))
+        try:
+            candidates.append(cudagraph_skip_dynamic.build(ctx, finding.path))
+        except NoPatch as why:
+            refusals.append(str(why))
     else:
         refusals.append("the graphs recorded again are static (one compile per size): pad or bucket the sizes")
     if not candidates:

@@ -62,9 +62,8 @@ def training_loader(tree: SourceTree) -> cst.Call:
     return call
 
 
-def build(ctx: SuggestionContext, path: str, recordings: list[CudaGraphRecording]) -> Suggestion:
-    if not batch_varies(recordings):
-        raise NoPatch("the recordings' sizes do not differ in the batch dimension only")
+def build(ctx: SuggestionContext, path: str) -> Suggestion:
+    """The patch on ``path``'s training loader; the caller has checked ``batch_varies`` on the recordings."""
     tree = ctx.tree(path)
     call = training_loader(tree)
     new = with_keyword(call, "drop_last", cst.Name("True"), replace=("False",))
