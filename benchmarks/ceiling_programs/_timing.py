@@ -38,7 +38,9 @@ class StepTimer:
         steady = self.samples[self.warmup:]
         if path and steady:
             with open(path, "w") as f:
-                json.dump({"step_s": statistics.median(steady), "steps": len(steady), "all_steps": len(self.samples)}, f)
+                # every step too: a slow step after the warm-up (a kernel compiled at run time) shows there
+                json.dump({"step_s": statistics.median(steady), "steps": len(steady), "all_steps": len(self.samples),
+                           "samples_s": [round(s, 6) for s in self.samples]}, f)
 
 
 def program_arguments(**ints: int) -> argparse.Namespace:
