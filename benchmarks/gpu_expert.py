@@ -191,18 +191,23 @@ def fix_phase(results: Results, deadline: float, programs: tuple[str, ...] = FIX
 
 
 def figures_phase(results: Results, deadline: float, fixed: dict[str, bench_ceiling.Result],
-                  only: list[str] | None = None) -> None:
+                  only: list[str] | None = None, versions: tuple[str, ...] = bench_ceiling.VERSIONS,
+                  parallel: int = 1) -> None:
+    """Each version of each program once, a program's versions one after another (they see the same neighbours);
+    with ``parallel`` > 1 that many programs at a time (their figures then compare within a program only)."""
     order = [*FIX_PROGRAMS, *(n for n in gpu_ceiling.PROGRAMS if n not in FIX_PROGRAMS)]
     order = [n for n in order if not only or n in only]
-    measured = []
-    for name in order:
+    measured: list[bench_ceiling.Result] = []
+    lock = threading.Lock()
+
+    def one(name: str) -> None:
         need = gpu_ceiling.NEEDS.get(name)
         if need and importlib.util.find_spec(need) is None:
             results.check(f"ceiling_{name}", None, f"not run: {need} is not installed")
-            continue
+            return
         if deadline - time.monotonic() < 45:
             results.check(f"ceiling_{name}", None, "not run: the budget is spent")
-            continue
+            return
         started = time.monotonic()
         r = fixed.get(name) or bench_ceiling.Result(name, {v: [] for v in bench_ceiling.VERSIONS})
         scripts = {"before": bench_ceiling.PROGRAMS / f"{name}.py",
@@ -211,16 +216,28 @@ def figures_phase(results: Results, deadline: float, fixed: dict[str, bench_ceil
                    "expert": bench_ceiling.PROGRAMS / f"{name}_expert.py",
                    "eager": bench_ceiling.PROGRAMS / f"{name}.py"}
         for version, script in scripts.items():
-            if script is None or not script.exists():
+            if version not in versions or script is None or not script.exists():
                 continue
             extra = {"TORCH_COMPILE_DISABLE": "1"} if version == "eager" else None
             t = bench_ceiling.timed(script, CUDA, extra, timeout=180, deadline=deadline)
             if t is not None:
                 r.times[version].append(t)
             results.add("figure", program=name, version=version, step_ms=None if t is None else t * 1e3)
-        measured.append(r)
+        with lock:
+            measured.append(r)
         print(gpu_ceiling.check_line(r, time.monotonic() - started), flush=True)
-    table = bench_ceiling.table(measured, "device cuda (H200), backend inductor, one run per version")
+
+    if parallel <= 1:
+        for name in order:
+            one(name)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(parallel) as pool:
+            list(pool.map(one, order))
+    measured.sort(key=lambda r: order.index(r.name))
+    how = "one run per version" + (f", {parallel} programs at a time" if parallel > 1 else "")
+    table = bench_ceiling.table(measured, f"device cuda (H200), backend inductor, {how}")
     (results.out / "table.md").write_text(table)
     print(table, flush=True)
 
@@ -232,6 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--programs", help="figures: only these programs (comma-separated)")
     parser.add_argument("--fix-programs", default=",".join(FIX_PROGRAMS),
                         help="fix: these programs, one after another (comma-separated)")
+    parser.add_argument("--together", action="store_true", help="fix: the programs' fix flows at once")
+    parser.add_argument("--versions", default=",".join(bench_ceiling.VERSIONS), help="figures: these versions")
+    parser.add_argument("--parallel", type=int, default=1, help="figures: this many programs at a time")
+    parser.add_argument("--patched", type=Path,
+                        help="figures: tdiag's rounds from an earlier call's fix phase (its NAME.tdiag.py files)")
     args = parser.parse_args(argv)
     import torch
 
@@ -246,9 +268,17 @@ def main(argv: list[str] | None = None) -> int:
     if "window" in phases:
         window_phase(results, deadline)
     if "fix" in phases:
-        fixed = fix_phase(results, deadline, tuple(args.fix_programs.split(",")))
+        fixed = fix_phase(results, deadline, tuple(args.fix_programs.split(",")), together=args.together)
+    for path in sorted(args.patched.glob("*.tdiag.py")) if args.patched else ():
+        name = path.name.removesuffix(".tdiag.py")
+        if name not in fixed:
+            # the patched program beside the originals it imports (_timing.py)
+            copy = bench_ceiling.PROGRAMS / f"{name}_tdiag_rounds.py"
+            copy.write_text(path.read_text())
+            fixed[name] = bench_ceiling.Result(name, {v: [] for v in bench_ceiling.VERSIONS}, patched=str(copy))
     if "figures" in phases:
-        figures_phase(results, deadline, fixed, args.programs.split(",") if args.programs else None)
+        figures_phase(results, deadline, fixed, args.programs.split(",") if args.programs else None,
+                      tuple(args.versions.split(",")), args.parallel)
     results.check("expert_budget", time.monotonic() - started <= args.budget + 30,
                   f"{time.monotonic() - started:.0f} s of {args.budget:.0f} s")
     return 0
