@@ -144,7 +144,7 @@ def judge_window(results: Results, name: str, record: Path, own_s: float) -> Non
 
 
 def fix_phase(results: Results, deadline: float, programs: tuple[str, ...] = FIX_PROGRAMS,
-              together: bool = False) -> dict[str, bench_ceiling.Result]:
+              together: bool = False, budget: float = FIX_BUDGET_S) -> dict[str, bench_ceiling.Result]:
     """`tdiag fix` on each program, each stopped at FIX_BUDGET_S, one after another (each alone on the machine, as
     a user runs it) or, with ``together``, at once; the patched files kept."""
     done: dict[str, bench_ceiling.Result] = {}
@@ -152,7 +152,7 @@ def fix_phase(results: Results, deadline: float, programs: tuple[str, ...] = FIX
     def one(name: str) -> None:
         result = bench_ceiling.Result(name, {v: [] for v in bench_ceiling.VERSIONS})
         started = time.monotonic()
-        stop = min(deadline, started + FIX_BUDGET_S)
+        stop = min(deadline, started + budget)
         work = Path(tempfile.mkdtemp(prefix=f"tdiag-expert-{name}-"))
         # --repeat 2: a step-time patch (reduce-overhead, fused) changes no count, so only two measured runs a side
         # can show that it pays
@@ -172,7 +172,7 @@ def fix_phase(results: Results, deadline: float, programs: tuple[str, ...] = FIX
                                   c["after"].get("tdiag_run_s"), c.get("kept"))
                                  for c in (result.fix or {}).get("verification", [])])
         step_time = [k for k in kept if k.startswith(("RUN001", "RUN002"))]
-        results.check(f"fix_{name}", not result.error and spent <= FIX_BUDGET_S,
+        results.check(f"fix_{name}", not result.error and spent <= budget,
                       f"{spent:.0f} s, {result.rounds} round(s), kept {', '.join(kept) or 'nothing'}"
                       f" (step-time patches: {', '.join(step_time) or 'none'}); left "
                       f"{','.join(sorted(result.left)) or 'none'}{'; ' + result.error if result.error else ''}")
@@ -250,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fix-programs", default=",".join(FIX_PROGRAMS),
                         help="fix: these programs, one after another (comma-separated)")
     parser.add_argument("--together", action="store_true", help="fix: the programs' fix flows at once")
+    parser.add_argument("--fix-budget", type=float, default=FIX_BUDGET_S, help="fix: seconds for each program's flow")
     parser.add_argument("--versions", default=",".join(bench_ceiling.VERSIONS), help="figures: these versions")
     parser.add_argument("--parallel", type=int, default=1, help="figures: this many programs at a time")
     parser.add_argument("--patched", type=Path,
@@ -268,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     if "window" in phases:
         window_phase(results, deadline)
     if "fix" in phases:
-        fixed = fix_phase(results, deadline, tuple(args.fix_programs.split(",")), together=args.together)
+        fixed = fix_phase(results, deadline, tuple(args.fix_programs.split(",")), together=args.together, budget=args.fix_budget)
     for path in sorted(args.patched.glob("*.tdiag.py")) if args.patched else ():
         name = path.name.removesuffix(".tdiag.py")
         if name not in fixed:
