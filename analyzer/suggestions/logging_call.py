@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.suggestions.helpers import read_after_call
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
@@ -51,6 +52,26 @@ def _keep_output(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     name = dotted(call.func) or ""
     if name.split(".")[0] not in _LOGGING_ROOTS:
         raise NoPatch(f"`{name or 'the call'}` is not a print or logging call")
+    try:
+        in_place = _in_place(finding, ctx, tree, statement, call, name)
+    except NoPatch as why_not:
+        in_place, refused = None, why_not
+    try:
+        # the call (and the host reads it prints) moved after the compiled function's call: the hand fix, one graph
+        # and the same output; what keeps the call in place is the next candidate
+        moved = read_after_call.build(tree, statement)
+    except NoPatch:
+        if in_place is None:
+            raise refused from None
+        return in_place
+    moved.candidates = [in_place] if in_place is not None else []
+    moved.alternatives = _alternatives(name)
+    return moved
+
+
+def _in_place(finding: Finding, ctx: SuggestionContext, tree: SourceTree, statement: cst.SimpleStatementLine,
+              call: cst.Call, name: str) -> Suggestion:
+    """The patch that keeps the call where it is: the logger skipped while tracing, or the print replayed."""
     from tdiag.analyzer.suggestions.helpers import logger_switch
 
     if logger_switch.logger_method(tree, call) is not None:  # keep the call, let Dynamo skip it while tracing

@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.helpers import parse_template_statement
 from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.suggestions.helpers import read_after_call
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
@@ -34,9 +35,22 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     try:
         return _keep_tensor(tree, call)
     except NoPatch as why_not:
-        suggestion = capture_scalar_outputs(tree)
-        suggestion.alternatives.insert(0, f"keep it a tensor (no patch: {why_not})")
-        return suggestion
+        keep_tensor_refused = why_not
+    # the candidates in the order `tdiag fix --verify` tries them: the read moved after the call (the hand fix:
+    # one graph, nothing for Inductor to compile on the host), then the scalar captured in the graph
+    candidates, refusals = [], [f"keep it a tensor (no patch: {keep_tensor_refused})"]
+    statement = tree.enclosing_statement_line(call)
+    for build in (lambda: read_after_call.build(tree, statement), lambda: capture_scalar_outputs(tree)):
+        try:
+            candidates.append(build())
+        except NoPatch as why_not:
+            refusals.append(str(why_not))
+    if not candidates:
+        raise NoPatch("; ".join(refusals))
+    first, *rest = candidates
+    first.candidates = rest
+    first.alternatives = [refusals[0], *_vectorise_alternatives()]
+    return first
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:

@@ -73,6 +73,10 @@ def plan_patches(analysis: Analysis, select: list[str] | None = None, ignore: li
             existing.findings.append(finding)
             if finding.code not in existing.codes:
                 existing.codes.append(finding.code)
+            # one patch answering two findings (the read moved after the call answers the `.item()` and the print):
+            # each finding's own next candidates stay, to be tried when the shared one does not pay
+            known = {a.patch for a in existing.alternatives}
+            existing.alternatives.extend(alt for alt in _candidates(finding) if alt.patch not in known)
             continue
         planned[suggestion.patch] = PlannedPatch(
             id=f"{finding.code}@{finding.path}:{finding.line}",
@@ -83,12 +87,7 @@ def plan_patches(analysis: Analysis, select: list[str] | None = None, ignore: li
             findings=[finding],
             edits=edits_of(suggestion.patch),
             adds_graphs=suggestion.adds_graphs,
-            alternatives=[
-                PlannedPatch(id=f"{finding.code}@{finding.path}:{finding.line}#{n}", path=finding.path,
-                             patch=alt.patch, title=alt.title, codes=[finding.code], findings=[finding],
-                             edits=edits_of(alt.patch), adds_graphs=alt.adds_graphs)
-                for n, alt in enumerate(suggestion.candidates, start=2) if alt.patch
-            ],
+            alternatives=_candidates(finding),
         )
     patches = list(planned.values())
     taken: dict[str, list[tuple[PlannedPatch, Edit]]] = {}
@@ -99,6 +98,16 @@ def plan_patches(analysis: Analysis, select: list[str] | None = None, ignore: li
             continue
         taken.setdefault(p.path, []).extend((p, e) for e in p.edits)
     return patches
+
+
+def _candidates(finding: Finding) -> list[PlannedPatch]:
+    """The finding's other patches (Suggestion.candidates) as planned patches, in the order they are tried."""
+    return [
+        PlannedPatch(id=f"{finding.code}@{finding.path}:{finding.line}#{n}", path=finding.path, patch=alt.patch,
+                     title=alt.title, codes=[finding.code], findings=[finding], edits=edits_of(alt.patch),
+                     adds_graphs=alt.adds_graphs)
+        for n, alt in enumerate(finding.suggestion.candidates, start=2) if alt.patch
+    ]
 
 
 def edits_of(patch: str) -> list[Edit]:

@@ -25,6 +25,8 @@ CASES = [
      "+    y = torch.cond(y.sum() > 4.0, then_branch, else_branch, (y,))  # large activations"),
     ("logger_inside.py", "BRK004", "ignore_logger_methods",
      "+torch._dynamo.config.ignore_logger_methods.add(logger.info)"),
+    # one patch answers both breaks, the `.item()` (BRK002) and the print (BRK004): the lines land after the call
+    ("loss_log.py", "BRK002", "after the call", '+    print(f"loss {val:.4f}")'),
 ]
 
 

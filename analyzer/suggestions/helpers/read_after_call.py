@@ -1,0 +1,234 @@
+"""Patch kind: read the value after the call. Host reads at the end of a compiled function (``val = loss.item()``,
+``print(f"loss {val:.4f}")``) move to right after the caller's ``loss = step(ids)``, reading the tensor the function
+already returns.
+
+It is what a hand fix does (the ceiling programs' ``_fixed.py``): the compiled function becomes one graph with no
+host read inside, and the output is the same text in the same order, since the moved lines ran just before the
+``return`` and now run just after it. It applies only where that holds by construction:
+
+- the lines are the last ones of the function before ``return NAME``, at the function's top level, and each is a
+  print or logging call or an assignment to a new name of a host read (``.item()``, ``.tolist()``, ``float(...)``);
+- they read nothing but the returned tensor, names they assign themselves, builtins and the module's own names;
+- every call of the compiled function keeps its result in a name (``loss = step(ids)``), and the function is not
+  also called uncompiled, so no call loses the output;
+- the moved names are free where they land.
+
+Measured (issue 41, H200, torch 2.11): GPT-2's round-1 re-run took 39-46 s with ``capture_scalar_outputs`` for the
+same ``.item()`` and 17 s with the read moved out (benchmarks/gpu_round1_probe.py), and the program's own step time
+is the hand fix's.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import libcst as cst
+from tdiag.analyzer.model import Suggestion
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, patch_for
+from tdiag.analyzer.suggestions.helpers.purity import names_read
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, dotted
+
+KIND = "read-after-call"
+HOST_READ_METHODS = ("item", "tolist")
+HOST_READ_BUILTINS = ("float", "int", "round", "bool", "str", "format", "abs")
+LOGGING_ROOTS = ("print", "logging", "logger", "log", "warnings", "LOGGER", "_logger", "_log")
+WHY = (
+    "The function already returns `{tensor}`: reading and printing it after the call prints the same text in the "
+    "same order, and the compiled function is one graph with no host read inside (no device sync, no symbolic "
+    "scalar for Inductor to compile, nothing Dynamo has to replay)."
+)
+
+
+def build(tree: SourceTree, statement: cst.SimpleStatementLine | None) -> Suggestion:
+    """The patch that moves the host-read lines ending the compiled function holding ``statement`` after each call
+    of it; NoPatch with the reason where the move could change what the program does."""
+    if statement is None:
+        raise NoPatch("the read is not a statement of its own")
+    function = tree.enclosing_function(statement)
+    if function is None or not isinstance(function.body, cst.IndentedBlock):
+        raise NoPatch("the line is not inside a function")
+    body = list(function.body.body)
+    if statement not in body:
+        raise NoPatch("the line is inside a block of the function, not at its top level")
+    tensor = _returned_name(body[-1])
+    if tensor is None:
+        raise NoPatch(f"`{function.name.value}` does not end with `return <name>`")
+    at = body.index(statement)
+    if at == len(body) - 1:
+        raise NoPatch("the line is the function's return")
+    for stmt in body[at:-1]:
+        problem = _not_host_only(stmt, tensor)
+        if problem:
+            raise NoPatch(f"line {tree.start_line(stmt)} {problem}: only host reads and logging can move after the call")
+    start = at
+    while start > 0 and _not_host_only(body[start - 1], tensor) is None:
+        start -= 1
+    tail = body[start:-1]
+    assigned = {_assigned_name(s) for s in tail} - {None}
+    reads = set().union(*(names_read(s) for s in tail)) - assigned - {tensor} - set(dir(builtins))
+    outside = reads - _module_names(tree)
+    if outside:
+        raise NoPatch(f"the lines read `{'`, `'.join(sorted(outside))}`, which the caller does not have")
+    sites = _call_sites(tree, function)
+    landing: dict[cst.SimpleStatementLine, list[cst.SimpleStatementLine]] = {}
+    for site, target in sites:
+        taken = sorted(n for n in assigned if tree.is_bound(n, site))
+        if target in assigned or taken:
+            raise NoPatch(f"`{'`, `'.join(taken or [target])}` is already used at line {tree.start_line(site)}")
+        landing[site] = [_renamed(s, tensor, target).with_changes(leading_lines=()) for s in tail]
+    new_module = tree.module.visit(_Move(set(tail), landing))
+    lines = f"{tree.start_line(tail[0])}-{tree.start_line(tail[-1])}" if len(tail) > 1 else str(tree.start_line(tail[0]))
+    callers = ", ".join(f"line {tree.start_line(s)}" for s, _ in sites)
+    return Suggestion(
+        title=f"Read `{tensor}` after the call: move line(s) {lines} of `{function.name.value}` after its call "
+        f"({callers})",
+        why=WHY.format(tensor=tensor),
+        patch=patch_for(tree, new_module),
+    )
+
+
+def _returned_name(stmt: cst.CSTNode) -> str | None:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Return):
+        value = stmt.body[0].value
+        return value.value if isinstance(value, cst.Name) else None
+    return None
+
+
+def _assigned_name(stmt: cst.SimpleStatementLine) -> str | None:
+    inner = stmt.body[0]
+    if isinstance(inner, cst.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0].target, cst.Name):
+        return inner.targets[0].target.value
+    return None
+
+
+def _not_host_only(stmt: cst.CSTNode, tensor: str) -> str | None:
+    """None when ``stmt`` only reads values to the host or logs them; else what it does besides."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return "is not a single simple statement"
+    inner = stmt.body[0]
+    if isinstance(inner, cst.Expr) and isinstance(inner.value, cst.Call):
+        name = dotted(inner.value.func) or ""
+        if name.split(".")[0] in LOGGING_ROOTS:
+            return None
+        return f"calls `{name or 'something'}`, which is not a print or logging call"
+    name = _assigned_name(stmt)
+    if name is None:
+        return "is neither an assignment to a name nor a logging call"
+    if name == tensor:
+        return f"reassigns `{tensor}`, which the function returns"
+    calls = _calls(inner.value)
+    if not calls:
+        return "computes its value on the device, not a host read"
+    for call in calls:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in HOST_READ_METHODS:
+            continue
+        if isinstance(func, cst.Name) and func.value in HOST_READ_BUILTINS:
+            continue
+        return f"calls `{dotted(func) or 'something'}`, not a host read"
+    return None
+
+
+def _calls(node: cst.CSTNode) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(Calls())
+    return found
+
+
+def _module_names(tree: SourceTree) -> set[str]:
+    """Names bound at the module's top level: imports, assignments, functions and classes."""
+    names: set[str] = set()
+    for stmt in tree.module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            names.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname else alias.name
+                        names.add((dotted(bound) or "").split(".")[0])
+                elif isinstance(small, cst.Assign):
+                    names.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    names.add(small.target.value)
+    return names
+
+
+def _call_sites(tree: SourceTree, function: cst.FunctionDef) -> list[tuple[cst.SimpleStatementLine, str]]:
+    """Each ``NAME = compiled(...)`` statement calling the function compiled, with NAME; NoPatch when any call of it
+    does not keep the result in a name, or the function is also called uncompiled."""
+    own = function.name.value
+    compiled = {own} if any(_is_compile(tree, d.decorator) for d in function.decorators) else set()
+    for assign in tree.nodes(cst.Assign):
+        value = assign.value
+        if (isinstance(value, cst.Call) and tree.qualified(value.func) == "torch.compile" and value.args
+                and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == own):
+            compiled.update(t.target.value for t in assign.targets if isinstance(t.target, cst.Name))
+    if not compiled:
+        raise NoPatch(f"no `torch.compile` of `{own}` in this file to find its calls by")
+    sites = []
+    for call in tree.nodes(cst.Call):
+        if not (isinstance(call.func, cst.Name) and call.func.value in compiled | {own}):
+            continue
+        line = tree.start_line(call)
+        if call.func.value == own and own not in compiled:
+            raise NoPatch(f"`{own}` is also called uncompiled (line {line}), and that call would lose the output")
+        assign = tree.parent(call)
+        stmt = tree.parent(assign) if assign is not None else None
+        target = _assigned_name(stmt) if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if not isinstance(assign, cst.Assign) or target is None or not isinstance(tree.parent(stmt), (cst.IndentedBlock, cst.Module)):
+            raise NoPatch(f"the call at line {line} does not keep the result in a name (`x = {call.func.value}(...)`)")
+        sites.append((stmt, target))
+    if not sites:
+        raise NoPatch(f"no call of the compiled `{own}` in this file")
+    return sites
+
+
+def _is_compile(tree: SourceTree, decorator: cst.BaseExpression) -> bool:
+    expr = decorator.func if isinstance(decorator, cst.Call) else decorator
+    return tree.qualified(expr) == "torch.compile"
+
+
+def _renamed(stmt: cst.SimpleStatementLine, old: str, new: str) -> cst.SimpleStatementLine:
+    if old == new:
+        return stmt
+
+    class Rename(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+            return updated.with_changes(value=new) if updated.value == old else updated
+
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+            return updated.with_changes(attr=original.attr)  # `loss.item`: only the object is renamed
+
+        def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+            return updated.with_changes(keyword=original.keyword)  # `print(..., sep=...)`: keywords stay
+
+    return stmt.visit(Rename())
+
+
+class _Move(cst.CSTTransformer):
+    """Drops the moved lines from the function and puts their copies after each call statement."""
+
+    def __init__(self, moved: set[cst.CSTNode], landing: dict[cst.CSTNode, list[cst.SimpleStatementLine]]):
+        super().__init__()
+        self.moved, self.landing = moved, landing
+
+    def _body(self, original, updated) -> list:
+        body = []
+        for before, after in zip(original.body, updated.body):
+            if before in self.moved:
+                continue
+            body.append(after)
+            body.extend(self.landing.get(before, ()))
+        return body
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        return updated.with_changes(body=self._body(original, updated))
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        return updated.with_changes(body=self._body(original, updated))
