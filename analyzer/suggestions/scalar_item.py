@@ -36,11 +36,12 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         return _keep_tensor(tree, call)
     except NoPatch as why_not:
         keep_tensor_refused = why_not
-    # the candidates in the order `tdiag fix --verify` tries them: the read moved after the call (the hand fix:
-    # one graph, nothing for Inductor to compile on the host), then the scalar captured in the graph
+    # the candidates in the order `tdiag fix --verify` tries them: the read moved after the call, or the tensor
+    # returned and read there (the hand fixes: one graph, nothing on the host), then the scalar captured in the graph
     candidates, refusals = [], [f"keep it a tensor (no patch: {keep_tensor_refused})"]
     statement = tree.enclosing_statement_line(call)
-    for build in (lambda: read_after_call.build(tree, statement), lambda: capture_scalar_outputs(tree)):
+    for build in (lambda: read_after_call.build(tree, statement), lambda: read_after_call.build_returned(tree, call),
+                  lambda: capture_scalar_outputs(tree)):
         try:
             candidates.append(build())
         except NoPatch as why_not:

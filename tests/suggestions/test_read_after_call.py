@@ -148,3 +148,60 @@ def test_a_refused_move_leaves_capture_scalar_outputs_first():
     suggestion = scalar_item.suggest(_finding("BRK002", 9), _ctx(text))
     assert suggestion.title == "Set torch._dynamo.config.capture_scalar_outputs = True"
     assert suggestion.candidates == []
+
+
+RETURNED = textwrap.dedent("""\
+    import torch
+
+
+    def main():
+        model = torch.nn.Linear(4, 2)
+
+        def train_step(x, labels):
+            out = model(x)
+            correct = (out.argmax(-1) == labels).sum().item()
+            return out.sum(), correct
+
+        step = torch.compile(train_step)
+        right = 0
+        for i in range(3):
+            loss, correct = step(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+            loss.backward()
+            right += correct
+""")
+
+
+def test_a_returned_count_stays_a_tensor_and_the_caller_reads_it_after_the_call():
+    """bert_train's shape: the hand fix returns the count as a tensor and reads it with .item() after the call."""
+    suggestion = scalar_item.suggest(_finding("BRK002", 9), _ctx(RETURNED))
+    assert suggestion.title == "Return the tensor and call .item() after the call (line 15)"
+    new = apply_patch(RETURNED, suggestion.patch)
+    assert "        correct = (out.argmax(-1) == labels).sum()\n        return out.sum(), correct\n" in new
+    assert ("        loss, correct = step(torch.randn(8, 4), torch.randint(0, 2, (8,)))\n"
+            "        correct = correct.item()\n        loss.backward()\n") in new
+    assert [c.title for c in suggestion.candidates] == ["Set torch._dynamo.config.capture_scalar_outputs = True"]
+
+
+def test_a_read_in_the_return_itself_returns_the_tensor():
+    """unet_step's shape: `return loss, loss.item()`."""
+    text = RETURNED.replace("        correct = (out.argmax(-1) == labels).sum().item()\n        return out.sum(), correct",
+                        "        loss = out.sum()\n        return loss, loss.item()")
+    suggestion = scalar_item.suggest(_finding("BRK002", 10), _ctx(text))
+    new = apply_patch(text, suggestion.patch)
+    assert "        return loss, loss\n" in new
+    assert "        loss, correct = step(torch.randn(8, 4), torch.randint(0, 2, (8,)))\n        correct = correct.item()\n" in new
+
+
+@pytest.mark.parametrize("change, reason", [
+    # the count is also used inside the function: returning a tensor would change that use
+    (("return out.sum(), correct", "return out.sum() * correct, correct"), "besides being returned"),
+    # a caller keeps the pair whole: there is no name to read the value into
+    (("loss, correct = step(", "pair = step("), "one name per value"),
+])
+def test_returned_refusals(change, reason):
+    text = RETURNED.replace(*change)
+    assert text != RETURNED
+    tree = SourceTree.parse("train.py", text)
+    (read,) = [c for c in tree.nodes(cst.Call) if isinstance(c.func, cst.Attribute) and c.func.attr.value == "item"]
+    with pytest.raises(NoPatch, match=reason):
+        read_after_call.build_returned(tree, read)

@@ -87,6 +87,94 @@ def build(tree: SourceTree, statement: cst.SimpleStatementLine | None) -> Sugges
     )
 
 
+def build_returned(tree: SourceTree, read: cst.Call) -> Suggestion:
+    """The patch for a host read the function returns (``return loss, loss.item()``, or ``n = E.item()`` then
+    ``return out, n``): the function returns the tensor and each caller reads it right after the call
+    (``loss, value = step(...)`` then ``value = value.item()``), the same value at the same point of the program."""
+    function = tree.enclosing_function(read)
+    if function is None or not isinstance(function.body, cst.IndentedBlock):
+        raise NoPatch("the read is not inside a function")
+    assert isinstance(read.func, cst.Attribute)
+    method = read.func.attr.value
+    body = list(function.body.body)
+    last = body[-1]
+    if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Return)
+            and last.body[0].value is not None):
+        raise NoPatch(f"`{function.name.value}` does not end with a return")
+    value = last.body[0].value
+    elements = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+    statement = tree.enclosing_statement_line(read)
+    if statement is last:
+        position = next((i for i, e in enumerate(elements) if e is read), None)
+    else:
+        name = _assigned_name(statement) if statement in body else None
+        if name is None or statement.body[0].value is not read:
+            raise NoPatch(f"the .{method}() value is neither returned nor assigned to a name at the function's top level")
+        uses = [n for n in _names(function) if n.value == name]
+        position = next((i for i, e in enumerate(elements) if isinstance(e, cst.Name) and e.value == name), None)
+        if len(uses) != 2:  # the assignment and the return, nothing else reads it
+            raise NoPatch(f"`{name}` is used in the function besides being returned")
+    if position is None:
+        raise NoPatch(f"the .{method}() value is not one of the values `{function.name.value}` returns")
+    sites = [(site, targets[position])
+             for site, targets in _tuple_call_sites(tree, function, len(elements) if isinstance(value, cst.Tuple) else None)]
+    landing = {site: [cst.parse_statement(f"{target} = {target}.{method}()\n", config=tree.module.config_for_parsing)]
+               for site, target in sites}
+    new_module = _replace_and_land(tree, read, read.func.value, landing)
+    callers = ", ".join(f"line {tree.start_line(s)}" for s, _ in sites)
+    return Suggestion(
+        title=f"Return the tensor and call .{method}() after the call ({callers})",
+        why=("The value leaves the device inside the compiled function, which ends the graph there. Returned as a "
+             f"tensor and read with .{method}() right after the call, the caller gets the same value at the same "
+             "point, and the compiled function is one graph."),
+        patch=patch_for(tree, new_module),
+    )
+
+
+def _replace_and_land(tree: SourceTree, node: cst.CSTNode, replacement: cst.CSTNode,
+                      landing: dict[cst.CSTNode, list[cst.SimpleStatementLine]]) -> cst.Module:
+    class Both(_Move):
+        def on_leave(self, original, updated):
+            if original is node:
+                return replacement
+            return super().on_leave(original, updated)
+
+    return tree.module.visit(Both(set(), landing))
+
+
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.append(n)
+
+    node.visit(Names())
+    return found
+
+
+def _tuple_call_sites(tree: SourceTree, function: cst.FunctionDef, arity: int | None):
+    """Each statement calling the compiled function with its result unpacked into names (``a, b = step(...)``, or
+    ``a = step(...)`` for a single value), with those names."""
+    sites = []
+    for call in _compiled_calls(tree, function):
+        assign = tree.parent(call)
+        stmt = tree.parent(assign) if assign is not None else None
+        line = tree.start_line(call)
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(stmt, cst.SimpleStatementLine)
+                and isinstance(tree.parent(stmt), (cst.IndentedBlock, cst.Module))):
+            raise NoPatch(f"the call at line {line} does not keep the result in names")
+        target = assign.targets[0].target
+        if arity is None and isinstance(target, cst.Name):
+            sites.append((stmt, [target.value]))
+        elif (arity is not None and isinstance(target, cst.Tuple) and len(target.elements) == arity
+              and all(isinstance(e.value, cst.Name) for e in target.elements)):
+            sites.append((stmt, [e.value.value for e in target.elements]))
+        else:
+            raise NoPatch(f"the call at line {line} does not unpack the result into one name per value")
+    return sites
+
+
 def _returned_name(stmt: cst.CSTNode) -> str | None:
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Return):
         value = stmt.body[0].value
@@ -159,9 +247,9 @@ def _module_names(tree: SourceTree) -> set[str]:
     return names
 
 
-def _call_sites(tree: SourceTree, function: cst.FunctionDef) -> list[tuple[cst.SimpleStatementLine, str]]:
-    """Each ``NAME = compiled(...)`` statement calling the function compiled, with NAME; NoPatch when any call of it
-    does not keep the result in a name, or the function is also called uncompiled."""
+def _compiled_calls(tree: SourceTree, function: cst.FunctionDef) -> list[cst.Call]:
+    """Every call of the function compiled (``step = torch.compile(f)``, or ``@torch.compile`` on it); NoPatch when
+    there is none or the function is also called uncompiled (that call would lose what moves)."""
     own = function.name.value
     compiled = {own} if any(_is_compile(tree, d.decorator) for d in function.decorators) else set()
     for assign in tree.nodes(cst.Assign):
@@ -171,21 +259,31 @@ def _call_sites(tree: SourceTree, function: cst.FunctionDef) -> list[tuple[cst.S
             compiled.update(t.target.value for t in assign.targets if isinstance(t.target, cst.Name))
     if not compiled:
         raise NoPatch(f"no `torch.compile` of `{own}` in this file to find its calls by")
-    sites = []
+    calls = []
     for call in tree.nodes(cst.Call):
         if not (isinstance(call.func, cst.Name) and call.func.value in compiled | {own}):
             continue
-        line = tree.start_line(call)
         if call.func.value == own and own not in compiled:
-            raise NoPatch(f"`{own}` is also called uncompiled (line {line}), and that call would lose the output")
+            raise NoPatch(f"`{own}` is also called uncompiled (line {tree.start_line(call)}), and that call would "
+                          "lose the output")
+        calls.append(call)
+    if not calls:
+        raise NoPatch(f"no call of the compiled `{own}` in this file")
+    return calls
+
+
+def _call_sites(tree: SourceTree, function: cst.FunctionDef) -> list[tuple[cst.SimpleStatementLine, str]]:
+    """Each ``NAME = compiled(...)`` statement calling the function compiled, with NAME; NoPatch when a call does
+    not keep the result in a name."""
+    sites = []
+    for call in _compiled_calls(tree, function):
         assign = tree.parent(call)
         stmt = tree.parent(assign) if assign is not None else None
         target = _assigned_name(stmt) if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
         if not isinstance(assign, cst.Assign) or target is None or not isinstance(tree.parent(stmt), (cst.IndentedBlock, cst.Module)):
-            raise NoPatch(f"the call at line {line} does not keep the result in a name (`x = {call.func.value}(...)`)")
+            raise NoPatch(f"the call at line {tree.start_line(call)} does not keep the result in a name "
+                          f"(`x = {call.func.value}(...)`)")
         sites.append((stmt, target))
-    if not sites:
-        raise NoPatch(f"no call of the compiled `{own}` in this file")
     return sites
 
 
