@@ -26,7 +26,7 @@ CASES = [
     ("logger_inside.py", "BRK004", "ignore_logger_methods",
      "+torch._dynamo.config.ignore_logger_methods.add(logger.info)"),
     # one patch answers both breaks, the `.item()` (BRK002) and the print (BRK004): the lines land after the call
-    ("loss_log.py", "BRK002", "after the call", '+    print(f"loss {val:.4f}")'),
+    ("loss_log.py", "BRK002", "after the call: move lines 15-16 of `train_step` after its call (line 23)", '+    print(f"loss {val:.4f}")'),
 ]
 
 

@@ -72,7 +72,7 @@ def _build(text: str, line: int):
 
 def test_the_item_and_the_print_move_after_the_call_as_the_hand_fix_writes_them():
     suggestion = scalar_item.suggest(_finding("BRK002", 9), _ctx(STEP))
-    assert suggestion.title == "Read `loss` after the call: move line(s) 9-10 of `train_step` after its call (line 15)"
+    assert suggestion.title == "Read `loss` after the call: move lines 9-10 of `train_step` after its call (line 15)"
     assert apply_patch(STEP, suggestion.patch) == MOVED
     # the scalar captured in the graph is the next candidate, tried when the move does not verify and pay
     assert [c.title for c in suggestion.candidates] == ["Set torch._dynamo.config.capture_scalar_outputs = True"]

@@ -77,10 +77,11 @@ def build(tree: SourceTree, statement: cst.SimpleStatementLine | None) -> Sugges
             raise NoPatch(f"`{'`, `'.join(taken or [target])}` is already used at line {tree.start_line(site)}")
         landing[site] = [_renamed(s, tensor, target).with_changes(leading_lines=()) for s in tail]
     new_module = tree.module.visit(_Move(set(tail), landing))
-    lines = f"{tree.start_line(tail[0])}-{tree.start_line(tail[-1])}" if len(tail) > 1 else str(tree.start_line(tail[0]))
+    lines = (f"lines {tree.start_line(tail[0])}-{tree.start_line(tail[-1])}" if len(tail) > 1
+             else f"line {tree.start_line(tail[0])}")
     callers = ", ".join(f"line {tree.start_line(s)}" for s, _ in sites)
     return Suggestion(
-        title=f"Read `{tensor}` after the call: move line(s) {lines} of `{function.name.value}` after its call "
+        title=f"Read `{tensor}` after the call: move {lines} of `{function.name.value}` after its call "
         f"({callers})",
         why=WHY.format(tensor=tensor),
         patch=patch_for(tree, new_module),
