@@ -77,6 +77,10 @@ def main() -> int:
     analysis = build(tmp / "record")
     cgr002 = [f for f in analysis.findings if f.code == "CGR002"]
     check(any(f.line == site for f in cgr002), f"CGR002 at train.py:{site} ({[(f.line, f.message) for f in cgr002]})")
+    for g in analysis.graphs:  # what the drop_last judgement reads: each recording's mode and input sizes
+        if g.cudagraph is not None and any(g.compile_id in f.compile_ids for f in cgr002):
+            for r in g.cudagraph.recordings:
+                print(f"RECORDING {g.compile_id} {r.mode} {r.inputs} symint_key={r.symint_key}")
     offered = [f.suggestion for f in cgr002 if f.suggestion and f.suggestion.patch]
     check(any("drop_last=True" in s.patch for s in offered), "drop_last=True offered on the loader "
           f"({[s.title for s in offered] or [f.suggestion.patch_note for f in cgr002 if f.suggestion]})")

@@ -198,6 +198,23 @@ def test_a_last_batch_recorded_again_gets_drop_last_on_the_shuffling_loader():
         "Run dynamic-shape graphs without CUDA graphs (cudagraph_skip_dynamic_graphs)"]
 
 
+def test_backward_recordings_do_not_hide_the_last_batch():
+    """As the H200 recorded it (benchmarks/gpu_loader_remainder.py, torch 2.11): forward recordings for 64 and 40
+    rows, and backward recordings whose inputs are the saved activations (another count): still the batch."""
+    from tdiag.analyzer.model import CudaGraphRecording
+    from tdiag.analyzer.suggestions import cudagraph_rerecord
+
+    finding, ctx = _recorded_again(LOADER_TRAIN, [])
+    ctx.analysis.graphs[0].cudagraph.recordings = [
+        CudaGraphRecording(mode="FORWARD", inputs=["[64, 256]", "[64, 1]"]),
+        CudaGraphRecording(mode="BACKWARD", inputs=["[64, 512]", "[64, 256]", "[512, 256]", "[64, 1]"]),
+        CudaGraphRecording(mode="FORWARD", inputs=["[40, 256]", "[40, 1]"]),
+        CudaGraphRecording(mode="BACKWARD", inputs=["[40, 512]", "[40, 256]", "[512, 256]", "[40, 1]"]),
+    ]
+    new = _patched(cudagraph_rerecord.suggest(finding, ctx), LOADER_TRAIN)
+    assert "train = DataLoader(data, batch_size=16, shuffle=True, drop_last=True)\n" in new
+
+
 def test_sequence_lengths_that_vary_get_no_drop_last():
     """Sizes differing past the first dimension are sequence lengths: dropping the last batch does not help."""
     from tdiag.analyzer.suggestions import cudagraph_rerecord

@@ -32,18 +32,26 @@ _SIZE = re.compile(r"\d+")
 
 
 def batch_varies(recordings: list[CudaGraphRecording]) -> bool:
-    """Whether the recordings' input sizes differ, and only in their first dimension (the batch)."""
-    sized = [r.inputs for r in recordings if r.inputs]
-    if len(sized) < 2 or len({len(s) for s in sized}) != 1:
-        return False
+    """Whether the recordings' input sizes differ, and only in their first dimension (the batch).
+
+    Judged on the forward (or inference) recordings, the inputs the caller passes: a backward recording's inputs are
+    the saved activations and gradients, another list (on the H200, torch 2.11, a loader's last batch of 40 rows
+    gave forward recordings [64, 256] [64, 1] and [40, 256] [40, 1] beside backward ones of their own), and
+    recordings are compared with those of the same number of inputs (a dynamic graph's list is not a static one's)."""
+    forward = [r for r in recordings if (r.mode or "").upper() in ("FORWARD", "INFERENCE")]
+    sized = [r.inputs for r in forward or recordings if r.inputs]
+    groups: dict[int, list[list[str]]] = {}
+    for inputs in sized:
+        groups.setdefault(len(inputs), []).append(inputs)
     varied = False
-    for position in zip(*sized):
-        dims = [tuple(_SIZE.findall(size)) for size in position]
-        if len(set(dims)) == 1:
-            continue
-        if len({len(d) for d in dims}) != 1 or not dims[0] or len({d[1:] for d in dims}) != 1:
-            return False  # rank or a later dimension differs: sequence lengths, not the last batch
-        varied = True
+    for group in groups.values():
+        for position in zip(*group):
+            dims = [tuple(_SIZE.findall(size)) for size in position]
+            if len(set(dims)) == 1:
+                continue
+            if len({len(d) for d in dims}) != 1 or not dims[0] or len({d[1:] for d in dims}) != 1:
+                return False  # rank or a later dimension differs: sequence lengths, not the last batch
+            varied = True
     return varied
 
 
