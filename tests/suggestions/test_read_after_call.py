@@ -205,3 +205,24 @@ def test_returned_refusals(change, reason):
     (read,) = [c for c in tree.nodes(cst.Call) if isinstance(c.func, cst.Attribute) and c.func.attr.value == "item"]
     with pytest.raises(NoPatch, match=reason):
         read_after_call.build_returned(tree, read)
+
+
+def test_a_caller_name_the_lines_read_as_a_global_is_refused():
+    """Moved after `loss = step(...)`, a print of the global `loss` would show the value the call just returned."""
+    text = textwrap.dedent("""\
+        import torch
+
+        loss = 0.0
+
+
+        @torch.compile
+        def step(x):
+            y = x.sum()
+            print(loss, y.item())
+            return y
+
+
+        loss = step(torch.ones(3))
+    """)
+    with pytest.raises(NoPatch, match="`loss` is already used"):
+        _build(text, 9)

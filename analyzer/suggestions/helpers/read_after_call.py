@@ -72,8 +72,10 @@ def build(tree: SourceTree, statement: cst.SimpleStatementLine | None) -> Sugges
     sites = _call_sites(tree, function)
     landing: dict[cst.SimpleStatementLine, list[cst.SimpleStatementLine]] = {}
     for site, target in sites:
+        # a name the lines assign must be free there, and the caller's name for the result must not be one the
+        # lines read as something else (a global `loss` would read the new value once the call has assigned it)
         taken = sorted(n for n in assigned if tree.is_bound(n, site))
-        if target in assigned or taken:
+        if target in assigned | reads or taken:
             raise NoPatch(f"`{'`, `'.join(taken or [target])}` is already used at line {tree.start_line(site)}")
         landing[site] = [_renamed(s, tensor, target).with_changes(leading_lines=()) for s in tail]
     new_module = tree.module.visit(_Move(set(tail), landing))
