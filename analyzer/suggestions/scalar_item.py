@@ -10,6 +10,7 @@ from tdiag.analyzer.suggestions.helpers import read_after_call
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
+    first_candidate,
     patch_for,
     torch_alias,
     with_torch_import,
@@ -38,19 +39,12 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         keep_tensor_refused = why_not
     # the candidates in the order `tdiag fix --verify` tries them: the read moved after the call, or the tensor
     # returned and read there (the hand fixes: one graph, nothing on the host), then the scalar captured in the graph
-    candidates, refusals = [], [f"keep it a tensor (no patch: {keep_tensor_refused})"]
+    keep_tensor = f"keep it a tensor (no patch: {keep_tensor_refused})"
     statement = tree.enclosing_statement_line(call)
-    for build in (lambda: read_after_call.build(tree, statement), lambda: read_after_call.build_returned(tree, call),
-                  lambda: capture_scalar_outputs(tree)):
-        try:
-            candidates.append(build())
-        except NoPatch as why_not:
-            refusals.append(str(why_not))
-    if not candidates:
-        raise NoPatch("; ".join(refusals))
-    first, *rest = candidates
-    first.candidates = rest
-    first.alternatives = [refusals[0], *_vectorise_alternatives()]
+    first = first_candidate((lambda: read_after_call.build(tree, statement),
+                             lambda: read_after_call.build_returned(tree, call),
+                             lambda: capture_scalar_outputs(tree)), [keep_tensor])
+    first.alternatives = [keep_tensor, *_vectorise_alternatives()]
     return first
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext, patch_for, replace_nodes
-from tdiag.analyzer.suggestions.helpers.syntax import SourceTree
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, descendants
 
 WHY = (
     "Dynamo guards on the value of a Python int argument, so each new value compiles again (automatic dynamic "
@@ -130,20 +130,9 @@ def _range_use(tree: SourceTree, func: cst.FunctionDef, name: str) -> int | None
     for call in tree.nodes(cst.Call):
         if isinstance(call.func, cst.Name) and call.func.value == "range" and tree.enclosing_function(call) is func:
             for arg in call.args:
-                if any(isinstance(n, cst.Name) and n.value == name for n in _names(arg.value)):
+                if any(isinstance(n, cst.Name) and n.value == name for n in descendants(arg.value, cst.Name)):
                     return tree.start_line(call)
     return None
-
-
-def _names(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            found.append(n)
-
-    node.visit(Names())
-    return found
 
 
 def _is_int(text: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import field
 
 import libcst as cst
-from tdiag.analyzer.model import Analysis
+from tdiag.analyzer.model import Analysis, Suggestion
 from tdiag.analyzer.suggestions.helpers.diff import make_patch
 from tdiag.analyzer.suggestions.helpers.syntax import SourceTree
 
@@ -34,6 +34,22 @@ class SuggestionContext:
         if tree is None:
             raise NoPatch(f"the recorded source of {path} does not parse")
         return tree
+
+
+def first_candidate(builders, refusals: list[str] | None = None) -> Suggestion:
+    """The first patch the builders make, the others that build as its ``candidates`` (the order `tdiag fix --verify`
+    tries them in); NoPatch with every builder's reason, after ``refusals``, when none builds."""
+    found, why_not = [], list(refusals or [])
+    for build in builders:
+        try:
+            found.append(build())
+        except NoPatch as exc:
+            why_not.append(str(exc))
+    if not found:
+        raise NoPatch("; ".join(why_not))
+    first, *rest = found
+    first.candidates = rest
+    return first
 
 
 def patch_for(tree: SourceTree, new_module: cst.Module) -> str:

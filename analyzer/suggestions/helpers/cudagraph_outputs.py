@@ -16,6 +16,7 @@ from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
+    first_candidate,
     patch_for,
     torch_alias,
     with_torch_import,
@@ -38,17 +39,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     statement = next((s for s in tree.nodes(cst.SimpleStatementLine) if tree.start_line(s) == finding.line), None)
     if statement is None:
         raise NoPatch("no statement starts on the compiled call's line of the recorded source")
-    found, why_not = [], []
-    for make in (_mark_step, _clone):
-        try:
-            found.append(make(tree, statement))
-        except NoPatch as exc:
-            why_not.append(str(exc))
-    if not found:
-        raise NoPatch("; ".join(why_not))
-    first, *rest = found
-    first.candidates = rest
-    return first
+    return first_candidate((lambda: _mark_step(tree, statement), lambda: _clone(tree, statement)))
 
 
 def _mark_step(tree, statement: cst.SimpleStatementLine) -> Suggestion:

@@ -26,7 +26,7 @@ import libcst as cst
 from tdiag.analyzer.model import Suggestion
 from tdiag.analyzer.suggestions.helpers.context import NoPatch, patch_for
 from tdiag.analyzer.suggestions.helpers.purity import names_read
-from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, dotted
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, descendants, dotted
 
 KIND = "read-after-call"
 HOST_READ_METHODS = ("item", "tolist")
@@ -113,7 +113,7 @@ def build_returned(tree: SourceTree, read: cst.Call) -> Suggestion:
         name = _assigned_name(statement) if statement in body else None
         if name is None or statement.body[0].value is not read:
             raise NoPatch(f"the .{method}() value is neither returned nor assigned to a name at the function's top level")
-        uses = [n for n in _names(function) if n.value == name]
+        uses = [n for n in descendants(function, cst.Name) if n.value == name]
         position = next((i for i, e in enumerate(elements) if isinstance(e, cst.Name) and e.value == name), None)
         if len(uses) != 2:  # the assignment and the return, nothing else reads it
             raise NoPatch(f"`{name}` is used in the function besides being returned")
@@ -145,17 +145,6 @@ def _replace_and_land(tree: SourceTree, node: cst.CSTNode, replacement: cst.CSTN
     return tree.module.visit(Both(set(), landing))
 
 
-def _names(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            found.append(n)
-
-    node.visit(Names())
-    return found
-
-
 def _tuple_call_sites(tree: SourceTree, function: cst.FunctionDef, arity: int | None):
     """Each statement calling the compiled function with its result unpacked into names (``a, b = step(...)``, or
     ``a = step(...)`` for a single value), with those names."""
@@ -165,14 +154,17 @@ def _tuple_call_sites(tree: SourceTree, function: cst.FunctionDef, arity: int | 
         stmt = tree.parent(assign) if assign is not None else None
         line = tree.start_line(call)
         if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(stmt, cst.SimpleStatementLine)
-                and isinstance(tree.parent(stmt), (cst.IndentedBlock, cst.Module))):
-            raise NoPatch(f"the call at line {line} does not keep the result in names")
+                and len(stmt.body) == 1 and isinstance(tree.parent(stmt), (cst.IndentedBlock, cst.Module))):
+            raise NoPatch(f"the call at line {line} does not keep the result in "
+                          + (f"a name (`x = {call.func.value}(...)`)" if arity is None else "names"))
         target = assign.targets[0].target
         if arity is None and isinstance(target, cst.Name):
             sites.append((stmt, [target.value]))
         elif (arity is not None and isinstance(target, cst.Tuple) and len(target.elements) == arity
               and all(isinstance(e.value, cst.Name) for e in target.elements)):
             sites.append((stmt, [e.value.value for e in target.elements]))
+        elif arity is None:
+            raise NoPatch(f"the call at line {line} does not keep the result in a name (`x = {call.func.value}(...)`)")
         else:
             raise NoPatch(f"the call at line {line} does not unpack the result into one name per value")
     return sites
@@ -207,7 +199,7 @@ def _not_host_only(stmt: cst.CSTNode, tensor: str) -> str | None:
         return "is neither an assignment to a name nor a logging call"
     if name == tensor:
         return f"reassigns `{tensor}`, which the function returns"
-    calls = _calls(inner.value)
+    calls = descendants(inner.value, cst.Call)
     if not calls:
         return "computes its value on the device, not a host read"
     for call in calls:
@@ -218,17 +210,6 @@ def _not_host_only(stmt: cst.CSTNode, tensor: str) -> str | None:
             continue
         return f"calls `{dotted(func) or 'something'}`, not a host read"
     return None
-
-
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(Calls())
-    return found
 
 
 def _module_names(tree: SourceTree) -> set[str]:
@@ -276,18 +257,8 @@ def _compiled_calls(tree: SourceTree, function: cst.FunctionDef) -> list[cst.Cal
 
 
 def _call_sites(tree: SourceTree, function: cst.FunctionDef) -> list[tuple[cst.SimpleStatementLine, str]]:
-    """Each ``NAME = compiled(...)`` statement calling the function compiled, with NAME; NoPatch when a call does
-    not keep the result in a name."""
-    sites = []
-    for call in _compiled_calls(tree, function):
-        assign = tree.parent(call)
-        stmt = tree.parent(assign) if assign is not None else None
-        target = _assigned_name(stmt) if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        if not isinstance(assign, cst.Assign) or target is None or not isinstance(tree.parent(stmt), (cst.IndentedBlock, cst.Module)):
-            raise NoPatch(f"the call at line {tree.start_line(call)} does not keep the result in a name "
-                          f"(`x = {call.func.value}(...)`)")
-        sites.append((stmt, target))
-    return sites
+    """Each ``NAME = compiled(...)`` statement calling the function compiled, with NAME."""
+    return [(stmt, names[0]) for stmt, names in _tuple_call_sites(tree, function, None)]
 
 
 def _is_compile(tree: SourceTree, decorator: cst.BaseExpression) -> bool:

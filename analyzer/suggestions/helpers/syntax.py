@@ -174,6 +174,21 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def descendants(node: cst.CSTNode, kind: type | tuple[type, ...]) -> list:
+    """Every node of ``kind`` inside ``node`` (itself included), in source order; for a node that is not from a
+    parsed file's tree, where ``SourceTree.nodes`` has no positions."""
+    found: list = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if isinstance(n, kind):
+                found.append(n)
+            return True
+
+    node.visit(Collect())
+    return found
+
+
 def is_expression_statement_call(stmt: cst.CSTNode) -> cst.Call | None:
     """The call when ``stmt`` is a line holding only a call expression (``print(...)``), else None."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
