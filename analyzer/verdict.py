@@ -5,7 +5,11 @@ for, or graph that failed to compile and ran eagerly (an eager fallback) is wors
 none are better: the program ran wholly eagerly before (Dynamo skipped its frame), and now compiles. Step times are
 noisy: they are judged only from ``MIN_RUNS_TO_JUDGE`` measured runs a side, and one side is slower (faster) only when
 its whole range lies beyond the other's by more than ``TIME_TOLERANCE`` of it. One run a side, which is what `tdiag
-diff` holds, is shown but never judged. Pure: no torch, no rendering.
+diff` holds, is shown but never judged. From ``MIN_RUNS_TO_TRIM`` runs a side, each side's slowest run is left out
+before the ranges are compared: a busy machine only ever adds time to a run (the reason Python's ``timeit`` reports
+the minimum), so one disturbed run must not hide a difference every other run shows. A verdict that the ranges leave
+open while the medians lie beyond the margin is a close call (``TimeVerdict.close_call``): more runs may settle it.
+Pure: no torch, no rendering.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from tdiag.lean_dataclass import lean_dataclass
 JUDGED_COUNTS = ("graphs", "graph_breaks", "recompiles", "eager_fallbacks")
 TIME_TOLERANCE = 0.10  # a range must clear the other by this share of it: ranges that nearly touch are noise
 MIN_RUNS_TO_JUDGE = 2  # a timing verdict needs a spread: one run of each side is shown, never judged
+MIN_RUNS_TO_TRIM = 3  # from this many runs a side, each side's slowest is left out (two must remain for a spread)
 
 
 @lean_dataclass(frozen=True)
@@ -67,6 +72,10 @@ class TimeVerdict:
 
     change: str | None
     how: str
+    close_call: bool = False  # no verdict, but the medians lie apart beyond the margin: more runs may settle it
+    # the (fastest, slowest) seconds per step each side was judged on: its slowest run left out from MIN_RUNS_TO_TRIM
+    before_range: tuple[float, float] | None = None
+    after_range: tuple[float, float] | None = None
 
     @property
     def judged(self) -> bool:
@@ -80,14 +89,33 @@ def judge_times(before_s: Sequence[float], after_s: Sequence[float], what: str =
     if min(len(before_s), len(after_s)) < MIN_RUNS_TO_JUDGE:
         return TimeVerdict(None, f"not judged: {len(before_s)} and {len(after_s)} measured run(s); a verdict needs "
                                  f"{MIN_RUNS_TO_JUDGE} a side (--repeat)")
-    b_lo, b_hi, a_lo, a_hi = min(before_s), max(before_s), min(after_s), max(after_s)
+    trimmed = min(len(before_s), len(after_s)) >= MIN_RUNS_TO_TRIM
+    before, after = (_without_slowest(before_s), _without_slowest(after_s)) if trimmed else (before_s, after_s)
+    b_lo, b_hi, a_lo, a_hi = min(before), max(before), min(after), max(after)
     spread = (f"before {_ms(b_lo)}-{_ms(b_hi)} ms over {len(before_s)} runs, "
-              f"after {_ms(a_lo)}-{_ms(a_hi)} ms over {len(after_s)}")
+              f"after {_ms(a_lo)}-{_ms(a_hi)} ms over {len(after_s)}"
+              + (", each side's slowest run left out" if trimmed else ""))
+    ranges = {"before_range": (b_lo, b_hi), "after_range": (a_lo, a_hi)}
     if a_lo > b_hi * (1 + TIME_TOLERANCE):
-        return TimeVerdict("slower", f"slower beyond the spread ({spread})")
+        return TimeVerdict("slower", f"slower beyond the spread ({spread})", **ranges)
     if a_hi * (1 + TIME_TOLERANCE) < b_lo:
-        return TimeVerdict("faster", f"faster beyond the spread ({spread})")
-    return TimeVerdict(None, f"within the spread: no verdict on time ({spread})")
+        return TimeVerdict("faster", f"faster beyond the spread ({spread})", **ranges)
+    b_mid, a_mid = _median(before_s), _median(after_s)
+    close = max(b_mid, a_mid) > min(b_mid, a_mid) * (1 + TIME_TOLERANCE)
+    words = f"within the spread: no verdict on time ({spread})"
+    if close:
+        words += f"; the medians {_ms(b_mid)} and {_ms(a_mid)} ms lie apart: a close call"
+    return TimeVerdict(None, words, close, **ranges)
+
+
+def _without_slowest(seconds: Sequence[float]) -> list[float]:
+    ordered = sorted(seconds)
+    return ordered[:-1]
+
+
+def _median(seconds: Sequence[float]) -> float:
+    ordered, mid = sorted(seconds), len(seconds) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 def _ms(seconds: float) -> str:

@@ -134,6 +134,9 @@ class Comparison:
     kept: bool | None = None  # rounds: whether this change went into the final set (None: not a round's choice)
     # a cache fix (CCH): measured on warm runs (cache_verify.py); before/after above are then the warm runs' numbers
     cache: CacheFixVerification | None = None
+    # only the step time decides this one, and its verdict is a close call (analyzer/verdict.py): more runs may settle it
+    close_call: bool = False
+    remeasured: int = 0  # runs each side took beyond --repeat to settle a close call (rounds.py)
 
     @property
     def ok(self) -> bool:
@@ -185,6 +188,9 @@ def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResu
         problems.append("the program's output before it stopped changed")
     elif not output.same and not completed:
         problems.append("the program's output (stdout) changed")
+    # only the time decides (nothing better, no harm but the by-design counts a faster step pays for), and it is close
+    close_call = (not improved and set(problems) <= set(notes)
+                  and judge_times(b.step_times_s, a.step_times_s).close_call)
     return Comparison(
         label=label,
         patches=patches,
@@ -201,6 +207,7 @@ def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResu
         output_tolerance=tolerance,
         output_within_tolerance=output.within_tolerance,
         output_number_differences=output.number_differences[:12],
+        close_call=close_call,
     )
 
 
@@ -210,12 +217,12 @@ def judge_steps(b: Metrics, a: Metrics) -> tuple[str, str | None, str | None]:
     if not (b.step_times_s and a.step_times_s):
         return "not judged: a side has no measured window of at least %d steps" % MIN_STEPS_TO_JUDGE, None, None
     verdict = judge_times(b.step_times_s, a.step_times_s)
+    (b_lo, b_hi), (a_lo, a_hi) = verdict.before_range or (0, 0), verdict.after_range or (0, 0)
     if verdict.change == "slower":
-        return verdict.how, None, (f"slower steps: {_ms(max(b.step_times_s))} ms at best -> "
-                                   f"{_ms(min(a.step_times_s))} ms at best ({_range_words(verdict.how)})")
+        return verdict.how, None, (f"slower steps: {_ms(b_hi)} ms at best -> {_ms(a_lo)} ms at best "
+                                   f"({_range_words(verdict.how)})")
     if verdict.change == "faster":
-        return verdict.how, (f"faster steps: {_ms(min(b.step_times_s))} -> {_ms(max(a.step_times_s))} ms or less "
-                             f"({_range_words(verdict.how)})"), None
+        return verdict.how, (f"faster steps: {_ms(b_lo)} -> {_ms(a_hi)} ms or less ({_range_words(verdict.how)})"), None
     return verdict.how, None, None
 
 

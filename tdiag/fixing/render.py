@@ -125,7 +125,8 @@ def _print_comparison(console: Console, c: Comparison) -> None:
                       f"{w.after.populate_compile_s:.1f}s after")
         console.print(f"cache: {w.judged}", style="dim")
     if c.timing:
-        console.print(f"step time: {c.timing}", style="dim")
+        again = f" (a close call: {c.remeasured} more run(s) a side, taken in turn)" if c.remeasured else ""
+        console.print(f"step time: {c.timing}{again}", style="dim")
     if c.gone:
         console.print(f"findings gone: {', '.join(c.gone)}", style="green")
     if c.new:
