@@ -104,7 +104,7 @@ def judge_times(before_s: Sequence[float], after_s: Sequence[float], what: str =
     close = max(b_mid, a_mid) > min(b_mid, a_mid) * (1 + TIME_TOLERANCE)
     words = f"within the spread: no verdict on time ({spread})"
     if close:
-        words += f"; the medians {_ms(b_mid)} and {_ms(a_mid)} ms lie apart: a close call"
+        words += f"; the medians {_ms(b_mid)} and {_ms(a_mid)} ms lie further apart than the margin"
     return TimeVerdict(None, words, close, **ranges)
 
 

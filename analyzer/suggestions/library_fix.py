@@ -213,6 +213,15 @@ def _dynamo_config(finding, ctx, entry, values):
     return _after_imports(tree, [cst.parse_statement(text)]), values
 
 
+def _lightning_hook(finding, ctx, entry, values):
+    """The host reads that end a LightningModule's ``training_step`` moved into ``on_train_batch_end``
+    (helpers/lightning_hook.py), the loss read there as ``outputs["loss"]``."""
+    from tdiag.analyzer.suggestions.helpers import lightning_hook
+
+    tree = ctx.tree(finding.path)
+    return lightning_hook.build(tree, tree.statement_at(cst.SimpleStatementLine, finding.line)).patch, values
+
+
 def _tensor_argument(finding, ctx, entry, values):
     """``compiled(sample, torch.tensor(t))``: the Python number the library guards on, passed as a 0-d tensor."""
     tree = ctx.tree(finding.path)
@@ -301,6 +310,7 @@ _PATCHES = {
     "keyword_argument": _keyword_argument,
     "dynamo_config": _dynamo_config,
     "tensor_argument": _tensor_argument,
+    "lightning_hook": _lightning_hook,
 }
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import libcst as cst
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.helpers import read_after_call
+from tdiag.analyzer.suggestions.helpers import lightning_hook, read_after_call
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
+    first_candidate,
     patch_for,
     torch_alias,
     with_torch_import,
@@ -57,9 +58,11 @@ def _keep_output(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     except NoPatch as why_not:
         in_place, refused = None, why_not
     try:
-        # the call (and the host reads it prints) moved after the compiled function's call: the hand fix, one graph
-        # and the same output; what keeps the call in place is the next candidate
-        moved = read_after_call.build(tree, statement)
+        # the call (and the host reads it prints) moved after the compiled function's call, or into the Lightning
+        # hook that runs after training_step: the hand fix, one graph and the same output; what keeps the call in
+        # place is the next candidate
+        moved = first_candidate((lambda: read_after_call.build(tree, statement),
+                                 lambda: lightning_hook.build(tree, statement)))
     except NoPatch:
         if in_place is None:
             raise refused from None

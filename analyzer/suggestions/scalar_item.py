@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.helpers import parse_template_statement
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.helpers import read_after_call
+from tdiag.analyzer.suggestions.helpers import lightning_hook, read_after_call
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
@@ -37,11 +37,13 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         return _keep_tensor(tree, call)
     except NoPatch as why_not:
         keep_tensor_refused = why_not
-    # the candidates in the order `tdiag fix --verify` tries them: the read moved after the call, or the tensor
-    # returned and read there (the hand fixes: one graph, nothing on the host), then the scalar captured in the graph
+    # the candidates in the order `tdiag fix --verify` tries them: the read moved after the call (or, in a
+    # LightningModule's training_step, into the hook Lightning calls after it), or the tensor returned and read there
+    # (the hand fixes: one graph, nothing on the host), then the scalar captured in the graph
     keep_tensor = f"keep it a tensor (no patch: {keep_tensor_refused})"
     statement = tree.enclosing_statement_line(call)
     first = first_candidate((lambda: read_after_call.build(tree, statement),
+                             lambda: lightning_hook.build(tree, statement),
                              lambda: read_after_call.build_returned(tree, call),
                              lambda: capture_scalar_outputs(tree)), [keep_tensor])
     first.alternatives = [keep_tensor, *_vectorise_alternatives()]

@@ -179,3 +179,23 @@ def test_peft_base_model_compile_verified(runs, session_env):
     assert together["ok"] and together["stdout_identical"], together
     assert "BRK006" in together["gone"]
     assert together["before"]["eager_fallbacks"] > 0 and together["after"]["eager_fallbacks"] == 0
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="tdiag fix --verify needs git")
+def test_lightning_loss_read_in_the_hook_verified(runs, session_env):
+    """The `.item()` ending the compiled `training_step` (`self.last_loss = loss.item()`) moves into
+    `on_train_batch_end`, which Lightning runs uncompiled after each step with the returned loss as
+    `outputs["loss"]` (the catalogue's `lightning-item-in-training-step`, patch kind lightning-hook). Verified on a
+    real Trainer.fit: torch's one break is gone, one graph, and the loss printed after fit is the same number."""
+    root, _, analysis = runs["lightning_fit.py"]
+    brk = next(f for f in analysis.findings if f.code == "BRK002")
+    from tdiag.analyzer.suggestions import apply_patch
+
+    patched = apply_patch((PROGRAMS / "lightning_fit.py").read_text(), brk.suggestion.patch)
+    assert ("        return loss\n\n    def on_train_batch_end(self, outputs, batch, batch_idx):\n"
+            '        loss = outputs["loss"]\n        self.last_loss = loss.item()\n\n') in patched
+    data = _verify(root, session_env)
+    together = data["verification"][0]
+    assert together["ok"] and together["stdout_identical"], together
+    assert together["before"]["graph_breaks"] == 1 and together["after"]["graph_breaks"] == 0
+    assert together["after"]["graphs"] == 1 and "BRK002" in together["gone"]

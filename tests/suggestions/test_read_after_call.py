@@ -94,6 +94,23 @@ def test_the_callers_name_for_the_result_replaces_the_functions():
     assert '        print(f"loss {val:.4f}")\n        out.backward()' in new
 
 
+def test_a_kept_list_and_a_branch_of_prints_move_whole():
+    # Lightning-style bookkeeping in a plain compiled step: the loss kept in a list, printed every other step
+    text = STEP.replace('        val = loss.item()\n        print(f"loss {val:.4f}")\n',
+                        '        losses.append(loss.item())\n        if len(losses) % 2 == 0:\n'
+                        '            print(f"loss {losses[-1]:.4f}")\n').replace("import torch\n", "import torch\n\nlosses = []\n")
+    suggestion = _build(text, 13)  # the print inside the branch: the whole `if` moves
+    new = apply_patch(text, suggestion.patch)
+    assert suggestion.title == "Read `loss` after the call: move lines 11-13 of `train_step` after its call (line 18)"
+    assert new.endswith('    for i in range(3):\n'
+                        '        loss = step(torch.randn(2, 4))\n'
+                        '        losses.append(loss.item())\n'
+                        '        if len(losses) % 2 == 0:\n'
+                        '            print(f"loss {losses[-1]:.4f}")\n'
+                        '        loss.backward()\n')
+    assert "        loss = model(ids).sum()\n        return loss\n" in new
+
+
 def test_a_decorated_function_is_found_by_its_own_name():
     text = textwrap.dedent("""\
         import torch
@@ -121,9 +138,10 @@ def test_a_decorated_function_is_found_by_its_own_name():
      "does not keep the result in a name"),
     # the name the moved lines assign is the caller's already
     (("for i in range(3):", "val = 0\n    for i in range(3):"), 9, "`val` is already used"),
-    # the read is inside a branch, not at the end of the function
+    # the branch holding the read also does device work, which must stay compiled
     (("val = loss.item()\n        print(f\"loss {val:.4f}\")",
-      "if True:\n            print(loss.item())"), 10, "not at its top level"),
+      "if True:\n            print(loss.item())\n            model.zero_grad()"), 10,
+     "calls `model.zero_grad`, which is not a print or logging call"),
     # device work after the read: moving it would take it out of the compiled function
     (("print(f\"loss {val:.4f}\")", "loss = loss * 2"), 9, "reassigns `loss`"),
     # the function does not end with `return <name>`

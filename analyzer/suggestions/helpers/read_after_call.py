@@ -7,7 +7,9 @@ host read inside, and the output is the same text in the same order, since the m
 ``return`` and now run just after it. It applies only where that holds by construction:
 
 - the lines are the last ones of the function before ``return NAME``, at the function's top level, and each is a
-  print or logging call or an assignment to a new name of a host read (``.item()``, ``.tolist()``, ``float(...)``);
+  print or logging call, an assignment to a new name of a host read (``.item()``, ``.tolist()``, ``float(...)``),
+  a host read kept in a list or on an object (``losses.append(loss.item())``, ``self.last_loss = loss.item()``), or an
+  ``if`` on host values holding only those;
 - they read nothing but the returned tensor, names they assign themselves, builtins and the module's own names;
 - every call of the compiled function keeps its result in a name (``loss = step(ids)``), and the function is not
   also called uncompiled, so no call loses the output;
@@ -21,6 +23,7 @@ is the hand fix's.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
 
 import libcst as cst
 from tdiag.analyzer.model import Suggestion
@@ -30,7 +33,8 @@ from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, descendants, d
 
 KIND = "read-after-call"
 HOST_READ_METHODS = ("item", "tolist")
-HOST_READ_BUILTINS = ("float", "int", "round", "bool", "str", "format", "abs")
+HOST_READ_BUILTINS = ("float", "int", "round", "bool", "str", "format", "abs", "len", "sum", "min", "max")
+LIST_KEEPING = ("append", "extend")  # `losses.append(loss.item())`: a host value kept across steps
 LOGGING_ROOTS = ("print", "logging", "logger", "log", "warnings", "LOGGER", "_logger", "_log")
 WHY = (
     "The function already returns `{tensor}`: reading and printing it after the call prints the same text in the "
@@ -42,31 +46,9 @@ WHY = (
 def build(tree: SourceTree, statement: cst.SimpleStatementLine | None) -> Suggestion:
     """The patch that moves the host-read lines ending the compiled function holding ``statement`` after each call
     of it; NoPatch with the reason where the move could change what the program does."""
-    if statement is None:
-        raise NoPatch("the read is not a statement of its own")
-    function = tree.enclosing_function(statement)
-    if function is None or not isinstance(function.body, cst.IndentedBlock):
-        raise NoPatch("the line is not inside a function")
-    body = list(function.body.body)
-    if statement not in body:
-        raise NoPatch("the line is inside a block of the function, not at its top level")
-    tensor = _returned_name(body[-1])
-    if tensor is None:
-        raise NoPatch(f"`{function.name.value}` does not end with `return <name>`")
-    at = body.index(statement)
-    if at == len(body) - 1:
-        raise NoPatch("the line is the function's return")
-    for stmt in body[at:-1]:
-        problem = _not_host_only(stmt, tensor)
-        if problem:
-            raise NoPatch(f"line {tree.start_line(stmt)} {problem}: only host reads and logging can move after the call")
-    start = at
-    while start > 0 and _not_host_only(body[start - 1], tensor) is None:
-        start -= 1
-    tail = body[start:-1]
-    assigned = {_assigned_name(s) for s in tail} - {None}
-    reads = set().union(*(names_read(s) for s in tail)) - assigned - {tensor} - set(dir(builtins))
-    outside = reads - _module_names(tree)
+    function, tail, tensor = host_tail(tree, statement)
+    assigned, reads = tail_names(tail, tensor)
+    outside = reads - module_names(tree)
     if outside:
         raise NoPatch(f"the lines read `{'`, `'.join(sorted(outside))}`, which the caller does not have")
     sites = _call_sites(tree, function)
@@ -79,8 +61,7 @@ def build(tree: SourceTree, statement: cst.SimpleStatementLine | None) -> Sugges
             raise NoPatch(f"`{'`, `'.join(taken or [target])}` is already used at line {tree.start_line(site)}")
         landing[site] = [_renamed(s, tensor, target).with_changes(leading_lines=()) for s in tail]
     new_module = tree.module.visit(_Move(set(tail), landing))
-    lines = (f"lines {tree.start_line(tail[0])}-{tree.start_line(tail[-1])}" if len(tail) > 1
-             else f"line {tree.start_line(tail[0])}")
+    lines = tail_lines(tree, tail)
     callers = ", ".join(f"line {tree.start_line(s)}" for s, _ in sites)
     return Suggestion(
         title=f"Read `{tensor}` after the call: move {lines} of `{function.name.value}` after its call "
@@ -88,6 +69,47 @@ def build(tree: SourceTree, statement: cst.SimpleStatementLine | None) -> Sugges
         why=WHY.format(tensor=tensor),
         patch=patch_for(tree, new_module),
     )
+
+
+def host_tail(tree: SourceTree, statement: cst.CSTNode | None) -> tuple[cst.FunctionDef, list[cst.CSTNode], str]:
+    """(the function, the host-only statements that end it before ``return NAME`` from the one holding ``statement``
+    on, NAME); NoPatch with the reason where there is no such tail."""
+    if statement is None:
+        raise NoPatch("the read is not a statement of its own")
+    function = tree.enclosing_function(statement)
+    if function is None or not isinstance(function.body, cst.IndentedBlock):
+        raise NoPatch("the line is not inside a function")
+    body = list(function.body.body)
+    top = next((s for s in [statement, *tree.ancestors(statement)] if s in body), None)
+    if top is None:
+        raise NoPatch("the line is not part of the function's own statements")
+    tensor = _returned_name(body[-1])
+    if tensor is None:
+        raise NoPatch(f"`{function.name.value}` does not end with `return <name>`")
+    at = body.index(top)
+    if at == len(body) - 1:
+        raise NoPatch("the line is the function's return")
+    for stmt in body[at:-1]:
+        problem = _not_host_only(stmt, tensor)
+        if problem:
+            raise NoPatch(f"line {tree.start_line(stmt)} {problem}: only host reads and logging can move after the call")
+    start = at
+    while start > 0 and _not_host_only(body[start - 1], tensor) is None:
+        start -= 1
+    return function, body[start:-1], tensor
+
+
+def tail_names(tail: list[cst.CSTNode], tensor: str) -> tuple[set[str], set[str]]:
+    """(the names the tail assigns, the names it reads besides those, the returned tensor and the builtins)."""
+    assigned = {name for s in tail for name in _assigned_names(s)}
+    reads = set().union(*(names_read(s) for s in tail)) - assigned - {tensor} - set(dir(builtins))
+    return assigned, reads
+
+
+def tail_lines(tree: SourceTree, tail: list[cst.CSTNode]) -> str:
+    """"line 12" / "lines 12-15": where the tail starts and ends."""
+    end = tree.positions[tail[-1]].end.line
+    return f"lines {tree.start_line(tail[0])}-{end}" if end > tree.start_line(tail[0]) else f"line {end}"
 
 
 def build_returned(tree: SourceTree, read: cst.Call) -> Suggestion:
@@ -184,8 +206,20 @@ def _assigned_name(stmt: cst.SimpleStatementLine) -> str | None:
     return None
 
 
+def _assigned_names(stmt: cst.CSTNode) -> list[str]:
+    """The names a tail statement assigns, inside an ``if`` too."""
+    if isinstance(stmt, cst.If):
+        blocks = [stmt.body, *([stmt.orelse.body] if stmt.orelse is not None else [])]
+        return [name for block in blocks for inner in block.body for name in _assigned_names(inner)]
+    name = _assigned_name(stmt) if isinstance(stmt, cst.SimpleStatementLine) else None
+    return [name] if name else []
+
+
 def _not_host_only(stmt: cst.CSTNode, tensor: str) -> str | None:
-    """None when ``stmt`` only reads values to the host or logs them; else what it does besides."""
+    """None when ``stmt`` only reads values to the host, keeps them in a list or logs them; else what it does
+    besides."""
+    if isinstance(stmt, cst.If):
+        return _not_host_only_if(stmt, tensor)
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return "is not a single simple statement"
     inner = stmt.body[0]
@@ -193,16 +227,58 @@ def _not_host_only(stmt: cst.CSTNode, tensor: str) -> str | None:
         name = dotted(inner.value.func) or ""
         if name.split(".")[0] in LOGGING_ROOTS:
             return None
+        if name.rsplit(".", 1)[-1] in LIST_KEEPING and "." in name:
+            return _not_host_read(inner.value.args)  # `losses.append(loss.item())`: bookkeeping on the host
         return f"calls `{name or 'something'}`, which is not a print or logging call"
+    if isinstance(inner, (cst.Assign, cst.AugAssign)) and _attribute_target(inner):
+        # `self.last_loss = loss.item()`, `stats.total += loss.item()`: a host value kept on an object
+        return _not_host_read(inner.value) if descendants(inner.value, cst.Call) else "computes its value on the device, not a host read"
     name = _assigned_name(stmt)
     if name is None:
         return "is neither an assignment to a name nor a logging call"
     if name == tensor:
         return f"reassigns `{tensor}`, which the function returns"
-    calls = descendants(inner.value, cst.Call)
-    if not calls:
+    if not descendants(inner.value, cst.Call):
         return "computes its value on the device, not a host read"
-    for call in calls:
+    return _not_host_read(inner.value)
+
+
+def _attribute_target(assign: cst.Assign | cst.AugAssign) -> bool:
+    """One target, an attribute of a name (``self.last_loss``, ``stats.total``)."""
+    if isinstance(assign, cst.AugAssign):
+        target = assign.target
+    elif len(assign.targets) == 1:
+        target = assign.targets[0].target
+    else:
+        return False
+    return isinstance(target, cst.Attribute) and dotted(target) is not None
+
+
+def _not_host_only_if(stmt: cst.If, tensor: str) -> str | None:
+    """An ``if`` on host values (``batch_idx % 8 == 0``) whose branches are host-only."""
+    problem = _not_host_read(stmt.test)
+    if problem:
+        return f"tests a value that {problem}"
+    orelse = stmt.orelse
+    blocks = [stmt.body, *([orelse.body] if isinstance(orelse, cst.Else) else [])]
+    if isinstance(orelse, cst.If):
+        problem = _not_host_only_if(orelse, tensor)
+        if problem:
+            return problem
+    for block in blocks:
+        if not isinstance(block, cst.IndentedBlock):
+            return "is an `if` on one line"
+        for inner in block.body:
+            problem = _not_host_only(inner, tensor)
+            if problem:
+                return problem
+    return None
+
+
+def _not_host_read(node: cst.CSTNode | Sequence[cst.CSTNode]) -> str | None:
+    """None when every call in ``node`` is a host read (``.item()``, ``float(...)``, ``len(...)``)."""
+    nodes = node if isinstance(node, Sequence) else [node]
+    for call in (c for n in nodes for c in descendants(n, cst.Call)):
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in HOST_READ_METHODS:
             continue
@@ -212,7 +288,7 @@ def _not_host_only(stmt: cst.CSTNode, tensor: str) -> str | None:
     return None
 
 
-def _module_names(tree: SourceTree) -> set[str]:
+def module_names(tree: SourceTree) -> set[str]:
     """Names bound at the module's top level: imports, assignments, functions and classes."""
     names: set[str] = set()
     for stmt in tree.module.body:

@@ -1,0 +1,140 @@
+"""Patch kind: read the loss in Lightning's ``on_train_batch_end``. Host reads, a list of losses and prints that end a
+LightningModule's ``training_step`` (``self.losses.append(loss.item())``, ``if batch_idx % 8 == 0: print(...)``)
+move into the ``on_train_batch_end(self, outputs, batch, batch_idx)`` hook, reading ``outputs["loss"]``.
+
+With ``torch.compile(model)`` and ``trainer.fit(model)``, Lightning compiles ``training_step``, not its hooks: after
+each step it calls ``on_train_batch_end`` uncompiled, with the loss ``training_step`` returned as ``outputs["loss"]``
+(detached). It is the ceiling program's hand fix (benchmarks/ceiling_programs/lightning_train_fixed.py): the step
+becomes one graph with no host read in it and no list whose length Dynamo guards on (the list grew every step, so
+every step recompiled until the recompile limit and the rest ran eagerly). The move is the plain read-after-call
+(read_after_call.py) with the hook as the caller; it applies only where it holds by construction:
+
+- the class subclasses Lightning's ``LightningModule`` and optimizes automatically (no ``automatic_optimization``
+  assignment: with manual optimization ``outputs`` is not the returned loss), and the file does not set
+  ``accumulate_grad_batches`` (Lightning divides ``outputs["loss"]`` by it);
+- the lines end ``training_step`` before ``return NAME`` and are host-only (read_after_call.host_tail);
+- they read nothing but the returned loss, names they assign, ``self``, the step's batch and batch index (the
+  hook's own arguments), builtins and the module's names;
+- in an existing hook, none of the names the moved lines bind is used already; they go first in its body, so they
+  still run before what the hook did.
+
+The printed text is the same and in the same order among the step's prints; `tdiag fix --verify` compares stdout.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from tdiag.analyzer.model import Suggestion
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, patch_for
+from tdiag.analyzer.suggestions.helpers.purity import names_read
+from tdiag.analyzer.suggestions.helpers.read_after_call import host_tail, module_names, tail_lines, tail_names
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, descendants
+
+KIND = "lightning-hook"
+HOOK = "on_train_batch_end"
+HOOK_ARGS = ("outputs", "batch", "batch_idx")  # Lightning's names, for a hook the class does not define yet
+LIGHTNING_ROOTS = ("lightning", "pytorch_lightning")
+WHY = (
+    "Lightning compiles `training_step` and calls `on_train_batch_end` after each step uncompiled, with the loss the "
+    "step returned as `outputs[\"loss\"]`: the lines print the same text, and `training_step` is one graph with no "
+    "host read inside (no device sync, nothing for Dynamo to guard on, such as the length of a list that grows "
+    "every step)."
+)
+
+
+def build(tree: SourceTree, statement: cst.CSTNode | None) -> Suggestion:
+    """The patch that moves the host-only lines ending ``training_step`` into ``on_train_batch_end``; NoPatch with the
+    reason where the move could change what the program does."""
+    function, tail, tensor = host_tail(tree, statement)
+    if function.name.value != "training_step":
+        raise NoPatch(f"`{function.name.value}` is not a LightningModule's training_step")
+    owner = _lightning_class(tree, function)
+    if any(isinstance(t.target, cst.Attribute) and t.target.attr.value == "automatic_optimization"
+           for a in descendants(owner, cst.Assign) for t in a.targets):
+        raise NoPatch("the module optimizes manually: Lightning's `outputs` is then not the returned loss")
+    if "accumulate_grad_batches" in tree.text:
+        raise NoPatch("the file sets accumulate_grad_batches: Lightning divides `outputs[\"loss\"]` by it")
+    hook = next((s for s in owner.body.body if isinstance(s, cst.FunctionDef) and s.name.value == HOOK), None)
+    hook_args = _hook_args(hook)
+    step_args = [p.name.value for p in function.params.params[1:]]
+    if len(step_args) > len(hook_args) - 1:
+        raise NoPatch(f"training_step takes {len(step_args)} arguments besides self; the hook has the batch and its index")
+    renames = dict(zip(step_args, hook_args[1:]))  # training_step's batch, batch_idx -> the hook's
+    assigned, reads = tail_names(tail, tensor)
+    outside = reads - module_names(tree) - {"self"} - set(step_args)
+    if outside:
+        raise NoPatch(f"the lines read `{'`, `'.join(sorted(outside))}`, which {HOOK} does not have")
+    binds = {tensor: f'{hook_args[0]}["loss"]'}
+    binds.update({step: hook for step, hook in renames.items() if step != hook and step in reads})
+    # the names the moved lines bind in the hook must be free there: not its arguments, not used by its own lines
+    used = set(hook_args).union(*(names_read(s) for s in (hook.body.body if hook is not None else ())))
+    clash = sorted((assigned | set(binds)) & used)
+    if clash:
+        raise NoPatch(f"`{'`, `'.join(clash)}` is already used in {HOOK}")
+    lines = [cst.parse_statement(f"{name} = {value}\n", config=tree.module.config_for_parsing)
+             for name, value in binds.items()] + [s.with_changes(leading_lines=()) for s in tail]
+    new_module = tree.module.visit(_IntoHook(function, set(tail), owner, hook, lines, tree.module))
+    return Suggestion(
+        title=f"Read `{tensor}` in {HOOK}: move {tail_lines(tree, tail)} of `training_step` into Lightning's hook, "
+        "which runs uncompiled after each step",
+        why=WHY,
+        patch=patch_for(tree, new_module),
+    )
+
+
+def _lightning_class(tree: SourceTree, function: cst.FunctionDef) -> cst.ClassDef:
+    owner = tree.parent(tree.parent(function))
+    if not isinstance(owner, cst.ClassDef):
+        raise NoPatch("training_step is not a method")
+    for base in owner.bases:
+        name = tree.qualified(base.value) or ""
+        if name.split(".")[0] in LIGHTNING_ROOTS and name.endswith("LightningModule"):
+            return owner
+    raise NoPatch(f"`{owner.name.value}` does not subclass Lightning's LightningModule in this file")
+
+
+def _hook_args(hook: cst.FunctionDef | None) -> list[str]:
+    """The hook's argument names after ``self`` (Lightning's for a new hook)."""
+    if hook is None:
+        return list(HOOK_ARGS)
+    params = hook.params
+    if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:
+        raise NoPatch(f"{HOOK} takes *args or **kwargs")
+    names = [p.name.value for p in params.params[1:]]
+    if len(names) < 1:
+        raise NoPatch(f"{HOOK} takes no outputs argument")
+    return names
+
+
+class _IntoHook(cst.CSTTransformer):
+    """Drops the moved lines from ``training_step`` and puts them first in the hook (added after the step if absent)."""
+
+    def __init__(self, step, moved, owner, hook, lines, module: cst.Module):
+        super().__init__()
+        self.step, self.moved, self.owner, self.hook, self.lines, self.module = step, moved, owner, hook, lines, module
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        if original is self.step:
+            body = [new for old, new in zip(original.body.body, updated.body.body) if old not in self.moved]
+            return updated.with_changes(body=updated.body.with_changes(body=body))
+        if original is self.hook:
+            body = list(updated.body.body)
+            at = 1 if body and _is_docstring(body[0]) else 0
+            return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *self.lines, *body[at:]]))
+        return updated
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        if original is not self.owner or self.hook is not None:
+            return updated
+        hook = cst.parse_statement(f"def {HOOK}(self, {', '.join(HOOK_ARGS)}):\n    pass\n",
+                                   config=self.module.config_for_parsing)
+        hook = hook.with_changes(body=hook.body.with_changes(body=self.lines),
+                                 leading_lines=(cst.EmptyLine(indent=False),))
+        body = list(updated.body.body)
+        at = next(i for i, s in enumerate(original.body.body) if s is self.step) + 1
+        return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], hook, *body[at:]]))
+
+
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))

@@ -1,0 +1,142 @@
+"""The lightning-hook patch kind: a LightningModule's training_step that reads its loss to the host, keeps it in a
+list and prints it gets those lines moved into `on_train_batch_end`, which Lightning runs uncompiled after the step.
+
+The module is written as Lightning's "Speed up models by compiling them" guide and the ceiling program
+(benchmarks/ceiling_programs/lightning_train.py) write it; the expected texts are written by hand from the ceiling
+program's hand fix (lightning_train_fixed.py). Builders alone here (libcst, no torch); the patch verified by
+`tdiag fix --verify` on a real Lightning run is in tests/library_corpus (lightning_list_log.py).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+from tdiag.analyzer.model import Analysis, Finding
+from tdiag.analyzer.suggestions import apply_patch, logging_call, scalar_item
+from tdiag.analyzer.suggestions.helpers import lightning_hook
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree
+
+MODULE = textwrap.dedent("""\
+    import lightning as L
+    import torch
+
+
+    class Classifier(L.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = torch.nn.Linear(32, 4)
+            self.losses = []
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            loss = torch.nn.functional.cross_entropy(self.net(x), y)
+            self.losses.append(loss.item())
+            if batch_idx % 8 == 0:
+                print(f"batch {batch_idx} loss {self.losses[-1]:.4f}")
+            return loss
+
+        def on_train_batch_end(self, outputs, batch, batch_idx):
+            \"\"\"Lightning calls this after the optimizer step.\"\"\"
+            self.log_count = batch_idx
+
+        def configure_optimizers(self):
+            return torch.optim.AdamW(self.parameters(), lr=1e-3)
+""")
+
+IN_HOOK = textwrap.dedent("""\
+    import lightning as L
+    import torch
+
+
+    class Classifier(L.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = torch.nn.Linear(32, 4)
+            self.losses = []
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            loss = torch.nn.functional.cross_entropy(self.net(x), y)
+            return loss
+
+        def on_train_batch_end(self, outputs, batch, batch_idx):
+            \"\"\"Lightning calls this after the optimizer step.\"\"\"
+            loss = outputs["loss"]
+            self.losses.append(loss.item())
+            if batch_idx % 8 == 0:
+                print(f"batch {batch_idx} loss {self.losses[-1]:.4f}")
+            self.log_count = batch_idx
+
+        def configure_optimizers(self):
+            return torch.optim.AdamW(self.parameters(), lr=1e-3)
+""")
+
+
+def _finding(code: str, line: int) -> Finding:
+    return Finding(code=code, name="x", severity="warning", message="m", fix="f", path="model.py", line=line,
+                   function="training_step")
+
+
+def _ctx(text: str) -> SuggestionContext:
+    return SuggestionContext(Analysis(sources={"model.py": text}))
+
+
+def _build(text: str, line: int):
+    tree = SourceTree.parse("model.py", text)
+    return lightning_hook.build(tree, tree.statement_at(cst.SimpleStatementLine, line))
+
+
+def test_the_item_the_list_and_the_print_move_first_into_the_existing_hook():
+    suggestion = scalar_item.suggest(_finding("BRK002", 14), _ctx(MODULE))
+    assert suggestion.title == ("Read `loss` in on_train_batch_end: move lines 14-16 of `training_step` into "
+                                "Lightning's hook, which runs uncompiled after each step")
+    assert apply_patch(MODULE, suggestion.patch) == IN_HOOK
+    # the print's finding gets the identical patch, so `tdiag fix` applies it once for both
+    assert logging_call.suggest(_finding("BRK004", 16), _ctx(MODULE)).patch == suggestion.patch
+    assert [c.title for c in suggestion.candidates] == ["Set torch._dynamo.config.capture_scalar_outputs = True"]
+
+
+def test_a_module_without_the_hook_gets_one_after_training_step_with_lightnings_arguments():
+    text = MODULE.replace('''    def on_train_batch_end(self, outputs, batch, batch_idx):
+        """Lightning calls this after the optimizer step."""
+        self.log_count = batch_idx
+
+''', "").replace("def training_step(self, batch, batch_idx):", "def training_step(self, batch, i):").replace(
+        "batch_idx % 8", "i % 8").replace("batch {batch_idx}", "batch {i}")
+    new = apply_patch(text, _build(text, 14).patch)
+    assert "        loss = torch.nn.functional.cross_entropy(self.net(x), y)\n        return loss\n\n" in new
+    assert new.split("return loss\n", 1)[1] == textwrap.indent(textwrap.dedent("""\
+
+        def on_train_batch_end(self, outputs, batch, batch_idx):
+            loss = outputs["loss"]
+            i = batch_idx
+            self.losses.append(loss.item())
+            if i % 8 == 0:
+                print(f"batch {i} loss {self.losses[-1]:.4f}")
+
+        def configure_optimizers(self):
+            return torch.optim.AdamW(self.parameters(), lr=1e-3)
+    """), "    ", lambda line: line.strip() != "")
+
+
+@pytest.mark.parametrize("change, reason", [
+    # manual optimization: Lightning's `outputs` is what the step returned, not {"loss": ...}
+    (("self.losses = []", "self.losses = []\n        self.automatic_optimization = False"), "optimizes manually"),
+    # with gradient accumulation `outputs["loss"]` is the loss divided by it: the print would change
+    (("import torch\n", "import torch\n\nTRAINER_ARGS = dict(accumulate_grad_batches=4)\n"), "accumulate_grad_batches"),
+    # the print reads a local of the step the hook does not have
+    (("loss {self.losses[-1]:.4f}", "loss {self.losses[-1]:.4f} {x.shape}"), "read `x`"),
+    # not Lightning's module: nothing calls the hook
+    (("class Classifier(L.LightningModule):", "class Classifier(torch.nn.Module):"), "does not subclass Lightning"),
+    # the hook already binds a name the moved lines bind
+    (("self.log_count = batch_idx", "loss = batch_idx"), "`loss` is already used in on_train_batch_end"),
+])
+def test_refusals_name_what_the_move_would_change(change, reason):
+    text = MODULE.replace(*change)
+    assert text != MODULE
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "self.losses.append" in t)
+    with pytest.raises(NoPatch, match=reason):
+        _build(text, line)
