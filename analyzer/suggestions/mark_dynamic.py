@@ -45,6 +45,13 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
             return scalar_arg.suggest(finding, ctx)
         raise NoPatch("no call site recorded for this recompile")
     path, line, frame, frame_path, frame_line, subject, dim = target
+    if (frame or "").rsplit(".", 1)[-1] == "training_step" and frame_path in ctx.analysis.sources:
+        from tdiag.analyzer.suggestions.helpers import lightning_hook
+
+        try:  # Lightning makes the compiled call: the batch is marked in the hook it passes the batch to first
+            return lightning_hook.mark_batch_dynamic(ctx.tree(frame_path), frame_line, _decisions(finding))
+        except NoPatch:
+            pass  # not a LightningModule's step: the caller's line, as for any compiled function
     tree = ctx.tree(path)
     try:
         call = compiled_call_on_line(tree, line, frame)
@@ -183,6 +190,13 @@ def _target(finding: Finding, ctx: SuggestionContext):
             if r.code_name == finding.function and r.path == finding.path and r.line == finding.line and r.call_site:
                 return r.call_site.path, r.call_site.line, r.code_name, r.path, r.line, m["name"], int(m["dim"])
     return None
+
+
+def _decisions(finding: Finding) -> list[str]:
+    """What Dynamo made dynamic after the recompile (torch's ``L['x'].size()[0] -> dynamic``)."""
+    if isinstance(finding.evidence, RecompileEvidence):
+        return finding.evidence.automatic_dynamic
+    return evidence_as(finding.evidence, DynamicEvidence).decisions
 
 
 def _inner_library_frame(frame: str | None, frame_path: str | None) -> bool:

@@ -72,3 +72,23 @@ def test_optimizer_learning_rate_becomes_a_tensor(tmp_path, session_env):
     assert result["before"]["recompiles"] >= 1 and result["after"]["recompiles"] == 0
     assert "RCP002" in result["before"]["findings"] and "RCP002" not in result["after"]["findings"]
     assert result["stdout_identical"]
+
+
+def test_lightning_step_reads_in_its_hooks(tmp_path, session_env):
+    """A LightningModule compiled as Lightning's guide shows, whose training_step keeps its loss in a list with
+    `.item()`, prints every other batch, and sees a smaller last batch: the `.item()` and the print get one patch
+    (the lines move into `on_train_batch_end`, reading `outputs["loss"]`), the batch-size recompile gets the marks in
+    `on_train_batch_start`. Together: one graph, no break, no recompile (torch's 10 graphs, 9 breaks and 9 recompiles
+    before), the same printed losses."""
+    project = make_project(tmp_path, SUGGESTION_PROGRAMS / "lightning_losses.py", session_env)
+    rc, data = project.fix_json("--verify", "--repeat", "1", "--rounds", "1", "--select", "BRK,RCP")
+    (moved,) = [p for p in data["patches"] if "BRK002" in p["codes"]]
+    assert "BRK004" in moved["codes"]  # the print's finding got the identical patch: applied once
+    assert '+        loss = outputs["loss"]' in moved["patch"].splitlines()
+    (marks,) = [p for p in data["patches"] if "RCP001" in p["codes"]]
+    assert marks["title"] == "Mark the batch's sizes dynamic in on_train_batch_start: `batch[0]` dim 0, `batch[1]` dim 0"
+    result = data["verification"][0]
+    assert rc == 0 and result["ok"] and result["kept"], result["problems"]
+    assert (result["before"]["graphs"], result["before"]["graph_breaks"], result["before"]["recompiles"]) == (10, 9, 9)
+    assert (result["after"]["graphs"], result["after"]["graph_breaks"], result["after"]["recompiles"]) == (1, 0, 0)
+    assert result["stdout_identical"] and result["after"]["exit_code"] == 0

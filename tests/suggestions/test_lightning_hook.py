@@ -140,3 +140,49 @@ def test_refusals_name_what_the_move_would_change(change, reason):
     line = next(i for i, t in enumerate(text.splitlines(), 1) if "self.losses.append" in t)
     with pytest.raises(NoPatch, match=reason):
         _build(text, line)
+
+
+DECISIONS = ["L['batch'][0].size()[0] -> dynamic", "L['batch'][1].size()[0] -> dynamic"]
+
+
+def test_the_batch_sizes_dynamo_made_dynamic_are_marked_in_a_new_on_train_batch_start():
+    # the RCP001 of the ceiling program: Lightning calls training_step (line 11) with 16 rows, then 8 in the last batch
+    from tdiag.analyzer.evidence import RecompileEvidence
+    from tdiag.analyzer.suggestions import mark_dynamic
+
+    finding = _finding("RCP001", 40)
+    finding.evidence = RecompileEvidence(frame="training_step", frame_path="model.py", frame_line=11,
+                                         subject="batch[0]", dim=0, automatic_dynamic=DECISIONS)
+    suggestion = mark_dynamic.suggest(finding, _ctx(MODULE))
+    assert suggestion.title == ("Mark the batch's sizes dynamic in on_train_batch_start: `batch[0]` dim 0, "
+                                "`batch[1]` dim 0")
+    assert suggestion.fix.startswith("torch._dynamo.mark_dynamic(batch[0], 0); torch._dynamo.mark_dynamic(batch[1], 0)"
+                                     " in on_train_batch_start")
+    new = apply_patch(MODULE, suggestion.patch)
+    assert new.split("        return loss\n", 1)[1].startswith(
+        "\n"
+        "    def on_train_batch_start(self, batch, batch_idx):\n"
+        "        torch._dynamo.mark_dynamic(batch[0], 0)\n"
+        "        torch._dynamo.mark_dynamic(batch[1], 0)\n"
+        "\n"
+        "    def on_train_batch_end(self, outputs, batch, batch_idx):\n")
+
+
+def test_an_existing_on_train_batch_start_gets_the_marks_first_under_its_own_argument_name():
+    text = MODULE.replace("    def on_train_batch_end(", "    def on_train_batch_start(self, b, i):\n"
+                          "        self.started = i\n\n    def on_train_batch_end(")
+    new = apply_patch(text, lightning_hook.mark_batch_dynamic(SourceTree.parse("model.py", text), 11, DECISIONS).patch)
+    assert ("    def on_train_batch_start(self, b, i):\n        torch._dynamo.mark_dynamic(b[0], 0)\n"
+            "        torch._dynamo.mark_dynamic(b[1], 0)\n        self.started = i\n") in new
+
+
+def test_marks_are_refused_where_the_hook_cannot_see_the_tensors():
+    tree = SourceTree.parse("model.py", MODULE)
+    # a size of something else than the batch (an attribute the step reads)
+    with pytest.raises(NoPatch, match="no size of `batch` dynamic"):
+        lightning_hook.mark_batch_dynamic(tree, 11, ["L['self'].buffer.size()[0] -> dynamic"])
+    # a hook that rebinds the batch: marks on its new value never reach training_step
+    text = MODULE.replace("    def on_train_batch_end(", "    def on_train_batch_start(self, batch, batch_idx):\n"
+                          "        batch = [t.float() for t in batch]\n\n    def on_train_batch_end(")
+    with pytest.raises(NoPatch, match="assigns `batch`"):
+        lightning_hook.mark_batch_dynamic(SourceTree.parse("model.py", text), 11, DECISIONS)

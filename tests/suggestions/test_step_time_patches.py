@@ -111,6 +111,44 @@ def test_explicit_foreach_false_is_flipped_and_true_refused():
         optimizer_fused.build(_ctx(on), "train.py")
 
 
+def test_fused_true_already_refuses_foreach():
+    # torch raises "`fused` and `foreach` cannot be `True` together": a round after fused=True must not offer it
+    fused = TRAIN.replace("lr=1e-3)", "lr=1e-3, fused=True)")
+    with pytest.raises(NoPatch, match="fused=True, which foreach=True cannot be combined with"):
+        optimizer_foreach.build(_ctx(fused), "train.py")
+
+
+LIGHTNING = textwrap.dedent("""\
+    import lightning as L
+    import torch
+
+
+    class Classifier(L.LightningModule):
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            return torch.nn.functional.cross_entropy(self(x), y)
+
+        def configure_optimizers(self):
+            opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+            return [opt], [torch.optim.lr_scheduler.StepLR(opt, 1)]
+""")
+
+
+def test_lightnings_configured_optimizer_gets_the_keyword_patches_by_device_and_not_the_compiled_step():
+    """Lightning steps the optimizer configure_optimizers returns itself (optimizer.step(closure)): foreach and fused
+    rewrite its constructor; torch's compiled-step recipe has no step of the user's to replace."""
+    cpu = optimizer_step.candidates(_finding(), _ctx(LIGHTNING, device="cpu", inductor=True))
+    assert [c.title.split(" (")[0] for c in cpu] == ["Give AdamW foreach=True", "Give AdamW fused=True"]
+    assert "        opt = torch.optim.AdamW(self.parameters(), lr=1e-3, foreach=True)\n" in _patched(cpu[0], LIGHTNING)
+    cuda = optimizer_step.candidates(_finding(), _ctx(LIGHTNING, device="cuda", inductor=True))
+    assert [c.title.split(" (")[0] for c in cuda] == ["Give AdamW fused=True"]
+    with pytest.raises(NoPatch, match="Lightning steps the optimizer"):
+        compiled_optimizer_step.build(_ctx(LIGHTNING), "train.py")
+    # not a LightningModule: nothing steps that optimizer that the source shows
+    plain = LIGHTNING.replace("(L.LightningModule)", "(torch.nn.Module)")
+    assert optimizer_step.candidates(_finding(), _ctx(plain, device="cpu")) == []
+
+
 def test_optimizer_without_fused_kernel_is_refused():
     text = TRAIN.replace("torch.optim.Adam", "torch.optim.RMSprop")
     with pytest.raises(NoPatch, match="no fused implementation"):

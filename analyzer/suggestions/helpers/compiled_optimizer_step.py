@@ -43,7 +43,7 @@ WHY_SCHEDULER = (
 
 def build(ctx: SuggestionContext, path: str) -> Suggestion:
     tree = ctx.tree(path)
-    site = the_optimizer(tree)
+    site = the_optimizer(tree, framework_steps=False)
     torch = torch_alias(tree)
     config = tree.module.config_for_parsing
     step_name = tree.fresh_name(f"{site.name}_step", site.call)

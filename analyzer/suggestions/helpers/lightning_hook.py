@@ -19,13 +19,20 @@ every step recompiled until the recompile limit and the rest ran eagerly). The m
   still run before what the hook did.
 
 The printed text is the same and in the same order among the step's prints; `tdiag fix --verify` compares stdout.
+
+The other hook is where a batch's sizes are marked dynamic (``mark_batch_dynamic``): Lightning makes the compiled
+call, so no line of the user's holds the tensors; ``on_train_batch_start(self, batch, batch_idx)`` receives the very
+batch ``training_step`` is then called with (after its move to the device), so ``torch._dynamo.mark_dynamic`` there
+compiles the step once for every batch size (the smaller last batch of an epoch), as the hand fix does.
 """
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 from tdiag.analyzer.model import Suggestion
-from tdiag.analyzer.suggestions.helpers.context import NoPatch, patch_for
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, patch_for, torch_alias, with_torch_import
 from tdiag.analyzer.suggestions.helpers.purity import names_read
 from tdiag.analyzer.suggestions.helpers.read_after_call import host_tail, module_names, tail_lines, tail_names
 from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, descendants
@@ -33,6 +40,9 @@ from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, descendants
 KIND = "lightning-hook"
 HOOK = "on_train_batch_end"
 HOOK_ARGS = ("outputs", "batch", "batch_idx")  # Lightning's names, for a hook the class does not define yet
+START_HOOK, START_ARGS = "on_train_batch_start", ("batch", "batch_idx")
+# "L['batch'][0].size()[0] -> dynamic": a size of a tensor inside the step's batch argument, as Dynamo decided it
+_BATCH_SIZE = re.compile(r"^L\['(?P<root>\w+)'\](?P<path>(?:\[(?:\d+|'\w+')\])*)\.size\(\)\[(?P<dim>\d+)\] -> dynamic$")
 LIGHTNING_ROOTS = ("lightning", "pytorch_lightning")
 WHY = (
     "Lightning compiles `training_step` and calls `on_train_batch_end` after each step uncompiled, with the loss the "
@@ -54,8 +64,8 @@ def build(tree: SourceTree, statement: cst.CSTNode | None) -> Suggestion:
         raise NoPatch("the module optimizes manually: Lightning's `outputs` is then not the returned loss")
     if "accumulate_grad_batches" in tree.text:
         raise NoPatch("the file sets accumulate_grad_batches: Lightning divides `outputs[\"loss\"]` by it")
-    hook = next((s for s in owner.body.body if isinstance(s, cst.FunctionDef) and s.name.value == HOOK), None)
-    hook_args = _hook_args(hook)
+    hook = _method(owner, HOOK)
+    hook_args = _hook_args(hook, HOOK, HOOK_ARGS)
     step_args = [p.name.value for p in function.params.params[1:]]
     if len(step_args) > len(hook_args) - 1:
         raise NoPatch(f"training_step takes {len(step_args)} arguments besides self; the hook has the batch and its index")
@@ -73,7 +83,7 @@ def build(tree: SourceTree, statement: cst.CSTNode | None) -> Suggestion:
         raise NoPatch(f"`{'`, `'.join(clash)}` is already used in {HOOK}")
     lines = [cst.parse_statement(f"{name} = {value}\n", config=tree.module.config_for_parsing)
              for name, value in binds.items()] + [s.with_changes(leading_lines=()) for s in tail]
-    new_module = tree.module.visit(_IntoHook(function, set(tail), owner, hook, lines, tree.module))
+    new_module = tree.module.visit(_IntoHook(function, set(tail), owner, (HOOK, HOOK_ARGS, hook), lines, tree.module))
     return Suggestion(
         title=f"Read `{tensor}` in {HOOK}: move {tail_lines(tree, tail)} of `training_step` into Lightning's hook, "
         "which runs uncompiled after each step",
@@ -82,39 +92,91 @@ def build(tree: SourceTree, statement: cst.CSTNode | None) -> Suggestion:
     )
 
 
-def _lightning_class(tree: SourceTree, function: cst.FunctionDef) -> cst.ClassDef:
+def lightning_class(tree: SourceTree, function: cst.FunctionDef) -> cst.ClassDef | None:
+    """The class ``function`` is a method of, when it subclasses Lightning's ``LightningModule`` in this file."""
     owner = tree.parent(tree.parent(function))
     if not isinstance(owner, cst.ClassDef):
-        raise NoPatch("training_step is not a method")
+        return None
     for base in owner.bases:
         name = tree.qualified(base.value) or ""
         if name.split(".")[0] in LIGHTNING_ROOTS and name.endswith("LightningModule"):
             return owner
-    raise NoPatch(f"`{owner.name.value}` does not subclass Lightning's LightningModule in this file")
+    return None
 
 
-def _hook_args(hook: cst.FunctionDef | None) -> list[str]:
-    """The hook's argument names after ``self`` (Lightning's for a new hook)."""
+def _lightning_class(tree: SourceTree, function: cst.FunctionDef) -> cst.ClassDef:
+    owner = lightning_class(tree, function)
+    if owner is None:
+        parent = tree.parent(tree.parent(function))
+        raise NoPatch(f"`{parent.name.value}` does not subclass Lightning's LightningModule in this file"
+                      if isinstance(parent, cst.ClassDef) else f"{function.name.value} is not a method")
+    return owner
+
+
+def mark_batch_dynamic(tree: SourceTree, step_line: int, decisions: list[str]) -> Suggestion:
+    """The patch that marks, first thing in ``on_train_batch_start``, each size of the batch Dynamo made dynamic
+    after recompiling the LightningModule's ``training_step`` defined at ``step_line`` (``decisions``: torch's
+    ``L['batch'][0].size()[0] -> dynamic``); NoPatch with the reason where the hook cannot see those tensors."""
+    function = tree.function_def("training_step", step_line)
+    if function is None:
+        raise NoPatch("the recompiled frame is not a LightningModule's training_step")
+    owner = _lightning_class(tree, function)
+    step_args = [p.name.value for p in function.params.params[1:]]
+    if not step_args:
+        raise NoPatch("training_step takes no batch")
+    sizes = [m for m in (_BATCH_SIZE.match(d) for d in decisions) if m and m["root"] == step_args[0]]
+    if not sizes:
+        raise NoPatch(f"Dynamo made no size of `{step_args[0]}` dynamic: on_train_batch_start sees only the batch")
+    hook = _method(owner, START_HOOK)
+    batch = _hook_args(hook, START_HOOK, START_ARGS)[0]
+    if hook is not None and any(isinstance(t.target, cst.Name) and t.target.value == batch
+                                for a in descendants(hook, cst.Assign) for t in a.targets):
+        raise NoPatch(f"on_train_batch_start assigns `{batch}`: the marks would not reach the batch Lightning passes on")
+    torch = torch_alias(tree)
+    marks = [f"{batch}{m['path']}" for m in sizes]
+    calls = [f"{torch}._dynamo.mark_dynamic({tensor}, {m['dim']})" for tensor, m in zip(marks, sizes)]
+    lines = [cst.parse_statement(f"{call}\n", config=tree.module.config_for_parsing) for call in calls]
+    new_module = tree.module.visit(_IntoHook(function, set(), owner, (START_HOOK, START_ARGS, hook), lines, tree.module))
+    shown = ", ".join(f"`{t}` dim {m['dim']}" for t, m in zip(marks, sizes))
+    return Suggestion(
+        title=f"Mark the batch's sizes dynamic in {START_HOOK}: {shown}",
+        why=("Lightning makes the compiled call, so no line of yours holds the batch; it passes on_train_batch_start "
+             "the very batch training_step gets next. Marked dynamic there, the step compiles once with a symbolic "
+             "size that serves every batch, the last smaller one too, instead of compiling again for it."),
+        patch=patch_for(tree, with_torch_import(tree, new_module)),
+        fix=(f"{'; '.join(calls)} in {START_HOOK}, which Lightning passes the batch training_step gets; or compile "
+             "with dynamic=True"),
+    )
+
+
+def _method(owner: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+    return next((s for s in owner.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+
+
+def _hook_args(hook: cst.FunctionDef | None, name: str, default: tuple[str, ...]) -> list[str]:
+    """The hook's argument names after ``self`` (Lightning's ``default`` for a new hook)."""
     if hook is None:
-        return list(HOOK_ARGS)
+        return list(default)
     params = hook.params
     if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:
-        raise NoPatch(f"{HOOK} takes *args or **kwargs")
+        raise NoPatch(f"{name} takes *args or **kwargs")
     names = [p.name.value for p in params.params[1:]]
     if len(names) < 1:
-        raise NoPatch(f"{HOOK} takes no outputs argument")
+        raise NoPatch(f"{name} takes no {default[0]} argument")
     return names
 
 
 class _IntoHook(cst.CSTTransformer):
-    """Drops the moved lines from ``training_step`` and puts them first in the hook (added after the step if absent)."""
+    """Drops the moved lines from ``training_step`` and puts ``lines`` first in the hook (``(name, Lightning's
+    arguments, its FunctionDef or None)``), which is added after the step when the class has none."""
 
     def __init__(self, step, moved, owner, hook, lines, module: cst.Module):
         super().__init__()
-        self.step, self.moved, self.owner, self.hook, self.lines, self.module = step, moved, owner, hook, lines, module
+        self.step, self.moved, self.owner, self.lines, self.module = step, moved, owner, lines, module
+        self.name, self.args, self.hook = hook
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        if original is self.step:
+        if original is self.step and self.moved:
             body = [new for old, new in zip(original.body.body, updated.body.body) if old not in self.moved]
             return updated.with_changes(body=updated.body.with_changes(body=body))
         if original is self.hook:
@@ -126,7 +188,7 @@ class _IntoHook(cst.CSTTransformer):
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         if original is not self.owner or self.hook is not None:
             return updated
-        hook = cst.parse_statement(f"def {HOOK}(self, {', '.join(HOOK_ARGS)}):\n    pass\n",
+        hook = cst.parse_statement(f"def {self.name}(self, {', '.join(self.args)}):\n    pass\n",
                                    config=self.module.config_for_parsing)
         hook = hook.with_changes(body=hook.body.with_changes(body=self.lines),
                                  leading_lines=(cst.EmptyLine(indent=False),))

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 from tdiag.analyzer.model import Suggestion
-from tdiag.analyzer.suggestions.helpers.call_keyword import with_keyword
-from tdiag.analyzer.suggestions.helpers.context import SuggestionContext, patch_for, replace_nodes
+from tdiag.analyzer.suggestions.helpers.call_keyword import keyword_value, with_keyword
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext, patch_for, replace_nodes
 from tdiag.analyzer.suggestions.helpers.optimizer_sites import the_optimizer
 
 KIND = "optimizer-foreach"
@@ -24,6 +24,10 @@ WHY = (
 def build(ctx: SuggestionContext, path: str) -> Suggestion:
     tree = ctx.tree(path)
     site = the_optimizer(tree)
+    fused = keyword_value(site.call, "fused")
+    if isinstance(fused, cst.Name) and fused.value == "True":
+        # torch refuses both ("`fused` and `foreach` cannot be `True` together"): a later round would only crash
+        raise NoPatch("the optimizer passes fused=True, which foreach=True cannot be combined with")
     new = with_keyword(site.call, "foreach", cst.Name("True"), replace=("False", "None"))
     return Suggestion(
         title=f"Give {site.cls} foreach=True (one op over every parameter, not a loop)",
