@@ -244,3 +244,15 @@ def test_a_caller_name_the_lines_read_as_a_global_is_refused():
     """)
     with pytest.raises(NoPatch, match="`loss` is already used"):
         _build(text, 9)
+
+
+def test_names_an_elif_chain_assigns_are_found_in_every_branch():
+    # `tag` is bound in the elif's and the else's branches: the caller's own `tag` must stop the move
+    text = STEP.replace('        val = loss.item()\n        print(f"loss {val:.4f}")\n',
+                        '        if loss.item() > 1:\n            print("high")\n'
+                        '        elif loss.item() > 0:\n            tag = "low"\n'
+                        '        else:\n            tag = "neg"\n').replace(
+        "    for i in range(3):\n", "    tag = None\n    for i in range(3):\n")
+    assert "    tag = None\n" in text
+    with pytest.raises(NoPatch, match="`tag` is already used"):
+        _build(text, 10)

@@ -209,8 +209,12 @@ def _assigned_name(stmt: cst.SimpleStatementLine) -> str | None:
 def _assigned_names(stmt: cst.CSTNode) -> list[str]:
     """The names a tail statement assigns, inside an ``if`` too."""
     if isinstance(stmt, cst.If):
-        blocks = [stmt.body, *([stmt.orelse.body] if stmt.orelse is not None else [])]
-        return [name for block in blocks for inner in block.body for name in _assigned_names(inner)]
+        names = [name for inner in stmt.body.body for name in _assigned_names(inner)]
+        if isinstance(stmt.orelse, cst.If):  # elif: its own branches
+            return names + _assigned_names(stmt.orelse)
+        if isinstance(stmt.orelse, cst.Else):
+            names += [name for inner in stmt.orelse.body.body for name in _assigned_names(inner)]
+        return names
     name = _assigned_name(stmt) if isinstance(stmt, cst.SimpleStatementLine) else None
     return [name] if name else []
 
@@ -239,7 +243,8 @@ def _not_host_only(stmt: cst.CSTNode, tensor: str) -> str | None:
     if name == tensor:
         return f"reassigns `{tensor}`, which the function returns"
     if not descendants(inner.value, cst.Call):
-        return "computes its value on the device, not a host read"
+        # a constant (`tag = "low"`) is host work; arithmetic on names may be the device's
+        return "computes its value on the device, not a host read" if names_read(inner.value) else None
     return _not_host_read(inner.value)
 
 
