@@ -9,7 +9,8 @@
   ``.clone()`` of the kept output as the next candidate (helpers/cudagraph_outputs.py);
 - torch's own internal error (CRS008): ``@torch.compiler.disable`` on the smallest user function around the line,
   when that is a function the compiled one calls; for a line of the compiled function itself, the line moved into
-  a new disabled helper (extract_disabled). The rest stays compiled; the facts for a bug report come along.
+  a new disabled helper (extract_disabled), after, in a LightningModule's training_step, the lines moved into the
+  hook Lightning runs uncompiled (lightning_hook: ``self.log`` inside the compiled step stops torch 2.13). The rest stays compiled; the facts for a bug report come along.
 Anything else: the rule's fix line (NoPatch says why there is no patch). Which one is the kind of crash the finding's
 rule owns (its module's ``KIND``, read through ``rules.crash_kind``), not the finding's code.
 """
@@ -28,6 +29,7 @@ from tdiag.analyzer.suggestions.helpers import cudagraph_outputs
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
+    first_candidate,
     patch_for,
     replace_nodes,
     torch_alias,
@@ -111,14 +113,22 @@ def _disable_smallest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     if crash is None:
         raise NoPatch("no record of torch's error at this line")
     if len(crash.traced) < 2:  # the line is in the compiled function itself: move it into a disabled helper
-        from tdiag.analyzer.suggestions.helpers import extract_disabled
+        from tdiag.analyzer.suggestions.helpers import extract_disabled, lightning_hook
 
         function = user_function_name(crash.traced[-1].function if crash.traced else finding.function)
         if not function:
             raise NoPatch("the compiled function around the line is not recorded")
-        suggestion = extract_disabled.suggest(finding, ctx, function)
-        suggestion.alternatives.append(bug_report(finding, ctx))
-        return suggestion
+
+        def disabled() -> Suggestion:
+            suggestion = extract_disabled.suggest(finding, ctx, function)
+            suggestion.alternatives.append(bug_report(finding, ctx))
+            return suggestion
+
+        tree = ctx.tree(finding.path)
+        statement = tree.statement_at(cst.SimpleStatementLine, finding.line)
+        # a LightningModule's step ending in `self.log(...)` (torch 2.13 + lightning 2.6 stop there): the lines move
+        # into the hook Lightning runs uncompiled, one graph and no break; the disabled helper is the next candidate
+        return first_candidate((lambda: lightning_hook.build(tree, statement), disabled))
     tree = ctx.tree(finding.path)
     inner = crash.traced[-1]
     statement = next((s for s in tree.nodes((cst.SimpleStatementLine, cst.BaseCompoundStatement))

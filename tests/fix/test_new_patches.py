@@ -92,3 +92,29 @@ def test_lightning_step_reads_in_its_hooks(tmp_path, session_env):
     assert (result["before"]["graphs"], result["before"]["graph_breaks"], result["before"]["recompiles"]) == (10, 9, 9)
     assert (result["after"]["graphs"], result["after"]["graph_breaks"], result["after"]["recompiles"]) == (1, 0, 0)
     assert result["stdout_identical"] and result["after"]["exit_code"] == 0
+
+
+def test_lightning_self_log_that_stops_torch_moves_into_the_hook(tmp_path, session_env):
+    """`self.log("train_loss", loss)` in a compiled training_step stops the program on torch 2.13 with lightning 2.6
+    (CRS008, torch's own internal error). The first candidate moves the line into `on_train_batch_end`: the program
+    runs to its end and logs the value an uncompiled run logs (the oracle: the program with torch.compile disabled,
+    without tdiag)."""
+    import subprocess
+    import sys
+
+    program = SUGGESTION_PROGRAMS / "lightning_log.py"
+    eager = subprocess.run([sys.executable, str(program)], env={**session_env, "TORCH_COMPILE_DISABLE": "1"},
+                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert eager.returncode == 0, eager.stderr[-2000:]
+    project = make_project(tmp_path, program, session_env)
+    rc, data = project.fix_json("--verify", "--repeat", "1", "--rounds", "1")
+    (crash,) = [p for p in data["patches"] if "CRS008" in p["codes"]]
+    assert crash["title"].startswith("Read `loss` in on_train_batch_end: move line 18 of `training_step`")
+    result = data["verification"][0]
+    assert rc == 0 and result["ok"] and result["completed"] and result["kept"], result["problems"]
+    assert result["before"]["exit_code"] != 0 and result["after"]["exit_code"] == 0
+    assert result["after"]["graph_breaks"] == 0 and result["after"]["graphs"] == 1
+    project.fix("--apply")
+    patched = subprocess.run([sys.executable, program.name], env=session_env, cwd=project.root, capture_output=True,
+                             text=True, timeout=300)
+    assert patched.stdout.splitlines()[-1] == eager.stdout.splitlines()[-1]  # "loss 0.8414", as uncompiled

@@ -186,3 +186,18 @@ def test_marks_are_refused_where_the_hook_cannot_see_the_tensors():
                           "        batch = [t.float() for t in batch]\n\n    def on_train_batch_end(")
     with pytest.raises(NoPatch, match="assigns `batch`"):
         lightning_hook.mark_batch_dynamic(SourceTree.parse("model.py", text), 11, DECISIONS)
+
+
+def test_lightnings_self_log_moves_with_the_lines_and_answers_the_crash_it_causes():
+    # self.log is Lightning's logging, which on_train_batch_end takes as training_step does
+    text = MODULE.replace('''        self.losses.append(loss.item())
+        if batch_idx % 8 == 0:
+            print(f"batch {batch_idx} loss {self.losses[-1]:.4f}")
+''', '''        self.log("train_loss", loss, prog_bar=True)
+''')
+    new = apply_patch(text, _build(text, 14).patch)
+    assert ('        """Lightning calls this after the optimizer step."""\n        loss = outputs["loss"]\n'
+            '        self.log("train_loss", loss, prog_bar=True)\n        self.log_count = batch_idx\n') in new
+    # another method of self is not logging: it may touch the module's state the step still needs
+    with pytest.raises(NoPatch, match="calls `self.record`"):
+        _build(text.replace("self.log(", "self.record("), 14)

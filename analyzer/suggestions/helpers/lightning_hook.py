@@ -12,7 +12,11 @@ every step recompiled until the recompile limit and the rest ran eagerly). The m
 - the class subclasses Lightning's ``LightningModule`` and optimizes automatically (no ``automatic_optimization``
   assignment: with manual optimization ``outputs`` is not the returned loss), and the file does not set
   ``accumulate_grad_batches`` (Lightning divides ``outputs["loss"]`` by it);
-- the lines end ``training_step`` before ``return NAME`` and are host-only (read_after_call.host_tail);
+- the lines end ``training_step`` before ``return NAME`` and are host-only (read_after_call.host_tail), Lightning's
+  ``self.log`` and ``self.log_dict`` counting as logging (its hooks log as training_step does: on_step by default,
+  the batch size taken from the same batch). On torch 2.13 with lightning 2.6, ``self.log`` inside the compiled
+  step stops the program (Dynamo's internal error in ``inspect.getfullargspec``, CRS008), so the move is also the
+  first candidate of that crash's fix;
 - they read nothing but the returned loss, names they assign, ``self``, the step's batch and batch index (the
   hook's own arguments), builtins and the module's names;
 - in an existing hook, none of the names the moved lines bind is used already; they go first in its body, so they
@@ -44,6 +48,8 @@ START_HOOK, START_ARGS = "on_train_batch_start", ("batch", "batch_idx")
 # "L['batch'][0].size()[0] -> dynamic": a size of a tensor inside the step's batch argument, as Dynamo decided it
 _BATCH_SIZE = re.compile(r"^L\['(?P<root>\w+)'\](?P<path>(?:\[(?:\d+|'\w+')\])*)\.size\(\)\[(?P<dim>\d+)\] -> dynamic$")
 LIGHTNING_ROOTS = ("lightning", "pytorch_lightning")
+# Lightning's own logging, which its hooks take as training_step does (on_train_batch_end: on_step by default, as there)
+LIGHTNING_LOGGING = ("self.log", "self.log_dict")
 WHY = (
     "Lightning compiles `training_step` and calls `on_train_batch_end` after each step uncompiled, with the loss the "
     "step returned as `outputs[\"loss\"]`: the lines print the same text, and `training_step` is one graph with no "
@@ -55,7 +61,7 @@ WHY = (
 def build(tree: SourceTree, statement: cst.CSTNode | None) -> Suggestion:
     """The patch that moves the host-only lines ending ``training_step`` into ``on_train_batch_end``; NoPatch with the
     reason where the move could change what the program does."""
-    function, tail, tensor = host_tail(tree, statement)
+    function, tail, tensor = host_tail(tree, statement, LIGHTNING_LOGGING)
     if function.name.value != "training_step":
         raise NoPatch(f"`{function.name.value}` is not a LightningModule's training_step")
     owner = _lightning_class(tree, function)

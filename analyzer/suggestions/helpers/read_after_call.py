@@ -71,9 +71,11 @@ def build(tree: SourceTree, statement: cst.SimpleStatementLine | None) -> Sugges
     )
 
 
-def host_tail(tree: SourceTree, statement: cst.CSTNode | None) -> tuple[cst.FunctionDef, list[cst.CSTNode], str]:
+def host_tail(tree: SourceTree, statement: cst.CSTNode | None,
+              logging: tuple[str, ...] = ()) -> tuple[cst.FunctionDef, list[cst.CSTNode], str]:
     """(the function, the host-only statements that end it before ``return NAME`` from the one holding ``statement``
-    on, NAME); NoPatch with the reason where there is no such tail."""
+    on, NAME); NoPatch with the reason where there is no such tail. ``logging``: more calls that count as logging
+    where the lines land (Lightning's ``self.log`` in a hook)."""
     if statement is None:
         raise NoPatch("the read is not a statement of its own")
     function = tree.enclosing_function(statement)
@@ -90,11 +92,11 @@ def host_tail(tree: SourceTree, statement: cst.CSTNode | None) -> tuple[cst.Func
     if at == len(body) - 1:
         raise NoPatch("the line is the function's return")
     for stmt in body[at:-1]:
-        problem = _not_host_only(stmt, tensor)
+        problem = _not_host_only(stmt, tensor, logging)
         if problem:
             raise NoPatch(f"line {tree.start_line(stmt)} {problem}: only host reads and logging can move after the call")
     start = at
-    while start > 0 and _not_host_only(body[start - 1], tensor) is None:
+    while start > 0 and _not_host_only(body[start - 1], tensor, logging) is None:
         start -= 1
     return function, body[start:-1], tensor
 
@@ -219,17 +221,17 @@ def _assigned_names(stmt: cst.CSTNode) -> list[str]:
     return [name] if name else []
 
 
-def _not_host_only(stmt: cst.CSTNode, tensor: str) -> str | None:
-    """None when ``stmt`` only reads values to the host, keeps them in a list or logs them; else what it does
-    besides."""
+def _not_host_only(stmt: cst.CSTNode, tensor: str, logging: tuple[str, ...] = ()) -> str | None:
+    """None when ``stmt`` only reads values to the host, keeps them in a list or logs them (``logging``: more calls
+    that count as logging); else what it does besides."""
     if isinstance(stmt, cst.If):
-        return _not_host_only_if(stmt, tensor)
+        return _not_host_only_if(stmt, tensor, logging)
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return "is not a single simple statement"
     inner = stmt.body[0]
     if isinstance(inner, cst.Expr) and isinstance(inner.value, cst.Call):
         name = dotted(inner.value.func) or ""
-        if name.split(".")[0] in LOGGING_ROOTS:
+        if name.split(".")[0] in LOGGING_ROOTS or name in logging:
             return None
         if name.rsplit(".", 1)[-1] in LIST_KEEPING and "." in name:
             return _not_host_read(inner.value.args)  # `losses.append(loss.item())`: bookkeeping on the host
@@ -259,7 +261,7 @@ def _attribute_target(assign: cst.Assign | cst.AugAssign) -> bool:
     return isinstance(target, cst.Attribute) and dotted(target) is not None
 
 
-def _not_host_only_if(stmt: cst.If, tensor: str) -> str | None:
+def _not_host_only_if(stmt: cst.If, tensor: str, logging: tuple[str, ...]) -> str | None:
     """An ``if`` on host values (``batch_idx % 8 == 0``) whose branches are host-only."""
     problem = _not_host_read(stmt.test)
     if problem:
@@ -267,14 +269,14 @@ def _not_host_only_if(stmt: cst.If, tensor: str) -> str | None:
     orelse = stmt.orelse
     blocks = [stmt.body, *([orelse.body] if isinstance(orelse, cst.Else) else [])]
     if isinstance(orelse, cst.If):
-        problem = _not_host_only_if(orelse, tensor)
+        problem = _not_host_only_if(orelse, tensor, logging)
         if problem:
             return problem
     for block in blocks:
         if not isinstance(block, cst.IndentedBlock):
             return "is an `if` on one line"
         for inner in block.body:
-            problem = _not_host_only(inner, tensor)
+            problem = _not_host_only(inner, tensor, logging)
             if problem:
                 return problem
     return None
