@@ -97,14 +97,18 @@ def test_lightning_step_reads_in_its_hooks(tmp_path, session_env):
 def test_lightning_self_log_that_stops_torch_moves_into_the_hook(tmp_path, session_env):
     """`self.log("train_loss", loss)` in a compiled training_step stops the program on torch 2.13 with lightning 2.6
     (CRS008, torch's own internal error). The first candidate moves the line into `on_train_batch_end`: the program
-    runs to its end and logs the value an uncompiled run logs (the oracle: the program with torch.compile disabled,
-    without tdiag)."""
-    import subprocess
-    import sys
+    runs to its end and logs the value an uncompiled run logs (the oracle: plain runs without tdiag, the program
+    with torch.compile disabled and the patched one; kept between test runs under the key of what they run)."""
+    import shutil
+
+    from oracle import run_plain
+    from oracle_cache import kept_run
 
     program = SUGGESTION_PROGRAMS / "lightning_log.py"
-    eager = subprocess.run([sys.executable, str(program)], env={**session_env, "TORCH_COMPILE_DISABLE": "1"},
-                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    (tmp_path / "eager").mkdir()
+    shutil.copy(program, tmp_path / "eager" / program.name)
+    eager = kept_run(run_plain, tmp_path / "eager" / program.name, {**session_env, "TORCH_COMPILE_DISABLE": "1"},
+                     tmp_path / "eager-trace")
     assert eager.returncode == 0, eager.stderr[-2000:]
     project = make_project(tmp_path, program, session_env)
     rc, data = project.fix_json("--verify", "--repeat", "1", "--rounds", "1")
@@ -115,6 +119,6 @@ def test_lightning_self_log_that_stops_torch_moves_into_the_hook(tmp_path, sessi
     assert result["before"]["exit_code"] != 0 and result["after"]["exit_code"] == 0
     assert result["after"]["graph_breaks"] == 0 and result["after"]["graphs"] == 1
     project.fix("--apply")
-    patched = subprocess.run([sys.executable, program.name], env=session_env, cwd=project.root, capture_output=True,
-                             text=True, timeout=300)
+    patched = kept_run(run_plain, project.root / program.name, session_env, tmp_path / "patched-trace")
+    assert patched.returncode == 0, patched.stderr[-2000:]
     assert patched.stdout.splitlines()[-1] == eager.stdout.splitlines()[-1]  # "loss 0.8414", as uncompiled
