@@ -95,10 +95,11 @@ def test_lightning_step_reads_in_its_hooks(tmp_path, session_env):
 
 
 def test_lightning_self_log_that_stops_torch_moves_into_the_hook(tmp_path, session_env):
-    """`self.log("train_loss", loss)` in a compiled training_step stops the program on torch 2.13 with lightning 2.6
-    (CRS008, torch's own internal error). The first candidate moves the line into `on_train_batch_end`: the program
-    runs to its end and logs the value an uncompiled run logs (the oracle: plain runs without tdiag, the program
-    with torch.compile disabled and the patched one; kept between test runs under the key of what they run)."""
+    """`self.log(...)` of the loss and a metric in a compiled training_step stops the program on torch 2.13 with
+    lightning 2.6 (CRS008, torch's own internal error). The first candidate moves the lines into
+    `on_train_batch_end`, the metric travelling in the returned dict: the program runs to its end and logs the values
+    an uncompiled run logs (the oracle: plain runs without tdiag, the program with torch.compile disabled and the
+    patched one; kept between test runs under the key of what they run)."""
     import shutil
 
     from oracle import run_plain
@@ -113,7 +114,8 @@ def test_lightning_self_log_that_stops_torch_moves_into_the_hook(tmp_path, sessi
     project = make_project(tmp_path, program, session_env)
     rc, data = project.fix_json("--verify", "--repeat", "1", "--rounds", "1")
     (crash,) = [p for p in data["patches"] if "CRS008" in p["codes"]]
-    assert crash["title"].startswith("Read `loss` in on_train_batch_end: move line 18 of `training_step`")
+    assert crash["title"] == ("Read `loss` in on_train_batch_end: move lines 20-21 of `training_step` into Lightning's "
+                              "hook, which runs uncompiled after each step, returning `mae` beside the loss")
     result = data["verification"][0]
     assert rc == 0 and result["ok"] and result["completed"] and result["kept"], result["problems"]
     assert result["before"]["exit_code"] != 0 and result["after"]["exit_code"] == 0
@@ -121,4 +123,5 @@ def test_lightning_self_log_that_stops_torch_moves_into_the_hook(tmp_path, sessi
     project.fix("--apply")
     patched = kept_run(run_plain, project.root / program.name, session_env, tmp_path / "patched-trace")
     assert patched.returncode == 0, patched.stderr[-2000:]
-    assert patched.stdout.splitlines()[-1] == eager.stdout.splitlines()[-1]  # "loss 0.8414", as uncompiled
+    # "loss 0.8414 mae ...": the values an uncompiled run logs
+    assert patched.stdout.splitlines()[-1] == eager.stdout.splitlines()[-1]

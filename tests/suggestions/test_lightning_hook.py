@@ -127,8 +127,13 @@ def test_a_module_without_the_hook_gets_one_after_training_step_with_lightnings_
     (("self.losses = []", "self.losses = []\n        self.automatic_optimization = False"), "optimizes manually"),
     # with gradient accumulation `outputs["loss"]` is the loss divided by it: the print would change
     (("import torch\n", "import torch\n\nTRAINER_ARGS = dict(accumulate_grad_batches=4)\n"), "accumulate_grad_batches"),
-    # the print reads a local of the step the hook does not have
-    (("loss {self.losses[-1]:.4f}", "loss {self.losses[-1]:.4f} {x.shape}"), "read `x`"),
+    # the print reads a name neither the step nor the hook binds (a step's own value would travel in the dict)
+    (("loss {self.losses[-1]:.4f}", "loss {self.losses[-1]:.4f} {shape}"), "read `shape`, which neither"),
+    # a step local named `loss` that is not the returned tensor cannot travel under the returned loss's key
+    (("        self.losses.append(loss.item())\n        if batch_idx % 8 == 0:\n"
+      '            print(f"batch {batch_idx} loss {self.losses[-1]:.4f}")\n        return loss\n',
+      "        total = loss * 2\n        self.losses.append(loss.item())\n        return total\n"),
+     "the lines read a `loss` that is not the returned one"),
     # not Lightning's module: nothing calls the hook
     (("class Classifier(L.LightningModule):", "class Classifier(torch.nn.Module):"), "does not subclass Lightning"),
     # the hook already binds a name the moved lines bind
@@ -201,3 +206,26 @@ def test_lightnings_self_log_moves_with_the_lines_and_answers_the_crash_it_cause
     # another method of self is not logging: it may touch the module's state the step still needs
     with pytest.raises(NoPatch, match="calls `self.record`"):
         _build(text.replace("self.log(", "self.record("), 14)
+
+
+def test_values_of_the_step_the_lines_log_travel_to_the_hook_in_the_returned_dict():
+    # the common step: an accuracy computed on the device and logged beside the loss
+    text = MODULE.replace('''        self.losses.append(loss.item())
+        if batch_idx % 8 == 0:
+            print(f"batch {batch_idx} loss {self.losses[-1]:.4f}")
+        return loss
+''', '''        acc = (self.net(x).argmax(1) == y).float().mean()
+        self.log("train_acc", acc)
+        self.log("train_loss", loss)
+        return loss
+''')
+    suggestion = _build(text, 15)
+    assert suggestion.title.endswith("which runs uncompiled after each step, returning `acc` beside the loss")
+    new = apply_patch(text, suggestion.patch)
+    assert ('        acc = (self.net(x).argmax(1) == y).float().mean()\n'
+            '        return {"loss": loss, "acc": acc}\n') in new
+    assert ('        loss = outputs["loss"]\n        acc = outputs["acc"]\n        self.log("train_acc", acc)\n'
+            '        self.log("train_loss", loss)\n') in new
+    # a name the step does not bind cannot travel
+    with pytest.raises(NoPatch, match="read `undefined_name`, which neither training_step nor"):
+        _build(text.replace('self.log("train_acc", acc)', 'self.log("train_acc", undefined_name)'), 15)

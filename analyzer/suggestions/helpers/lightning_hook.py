@@ -18,7 +18,9 @@ every step recompiled until the recompile limit and the rest ran eagerly). The m
   step stops the program (Dynamo's internal error in ``inspect.getfullargspec``, CRS008), so the move is also the
   first candidate of that crash's fix;
 - they read nothing but the returned loss, names they assign, ``self``, the step's batch and batch index (the
-  hook's own arguments), builtins and the module's names;
+  hook's own arguments), builtins, the module's names and the step's own values, which then travel to the hook in
+  the dict the step returns (``return {"loss": loss, "acc": acc}``: Lightning passes its other keys to the hook as
+  they are, and optimizes the "loss" as before);
 - in an existing hook, none of the names the moved lines bind is used already; they go first in its body, so they
   still run before what the hook did.
 
@@ -77,10 +79,16 @@ def build(tree: SourceTree, statement: cst.CSTNode | None) -> Suggestion:
         raise NoPatch(f"training_step takes {len(step_args)} arguments besides self; the hook has the batch and its index")
     renames = dict(zip(step_args, hook_args[1:]))  # training_step's batch, batch_idx -> the hook's
     assigned, reads = tail_names(tail, tensor)
-    outside = reads - module_names(tree) - {"self"} - set(step_args)
-    if outside:
-        raise NoPatch(f"the lines read `{'`, `'.join(sorted(outside))}`, which {HOOK} does not have")
+    # the step's own values the lines log (`self.log("train_acc", acc)`) travel in the returned dict, beside "loss":
+    # Lightning passes its other keys to the hook as they are
+    carried = sorted(reads - module_names(tree) - {"self"} - set(step_args))
+    unbound = [name for name in carried if not tree.is_bound(name, tail[0])]
+    if unbound:
+        raise NoPatch(f"the lines read `{'`, `'.join(unbound)}`, which neither training_step nor {HOOK} has")
+    if "loss" in carried:
+        raise NoPatch("the lines read a `loss` that is not the returned one: it cannot travel beside it")
     binds = {tensor: f'{hook_args[0]}["loss"]'}
+    binds.update({name: f'{hook_args[0]}["{name}"]' for name in carried})
     binds.update({step: hook for step, hook in renames.items() if step != hook and step in reads})
     # the names the moved lines bind in the hook must be free there: not its arguments, not used by its own lines
     used = set(hook_args).union(*(names_read(s) for s in (hook.body.body if hook is not None else ())))
@@ -89,10 +97,16 @@ def build(tree: SourceTree, statement: cst.CSTNode | None) -> Suggestion:
         raise NoPatch(f"`{'`, `'.join(clash)}` is already used in {HOOK}")
     lines = [cst.parse_statement(f"{name} = {value}\n", config=tree.module.config_for_parsing)
              for name, value in binds.items()] + [s.with_changes(leading_lines=()) for s in tail]
-    new_module = tree.module.visit(_IntoHook(function, set(tail), owner, (HOOK, HOOK_ARGS, hook), lines, tree.module))
+    returned = None
+    if carried:
+        values = ", ".join([f'"loss": {tensor}', *(f'"{name}": {name}' for name in carried)])
+        returned = cst.parse_statement(f"return {{{values}}}\n", config=tree.module.config_for_parsing)
+    new_module = tree.module.visit(_IntoHook(function, set(tail), owner, (HOOK, HOOK_ARGS, hook), lines, tree.module,
+                                             returned))
+    also = f", returning `{'`, `'.join(carried)}` beside the loss" if carried else ""
     return Suggestion(
         title=f"Read `{tensor}` in {HOOK}: move {tail_lines(tree, tail)} of `training_step` into Lightning's hook, "
-        "which runs uncompiled after each step",
+        f"which runs uncompiled after each step{also}",
         why=WHY,
         patch=patch_for(tree, new_module),
     )
@@ -176,14 +190,17 @@ class _IntoHook(cst.CSTTransformer):
     """Drops the moved lines from ``training_step`` and puts ``lines`` first in the hook (``(name, Lightning's
     arguments, its FunctionDef or None)``), which is added after the step when the class has none."""
 
-    def __init__(self, step, moved, owner, hook, lines, module: cst.Module):
+    def __init__(self, step, moved, owner, hook, lines, module: cst.Module, returned=None):
         super().__init__()
         self.step, self.moved, self.owner, self.lines, self.module = step, moved, owner, lines, module
         self.name, self.args, self.hook = hook
+        self.returned = returned  # the step's new last statement (a dict carrying values to the hook), or None
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         if original is self.step and self.moved:
             body = [new for old, new in zip(original.body.body, updated.body.body) if old not in self.moved]
+            if self.returned is not None:
+                body[-1] = self.returned.with_changes(leading_lines=body[-1].leading_lines)
             return updated.with_changes(body=updated.body.with_changes(body=body))
         if original is self.hook:
             body = list(updated.body.body)
