@@ -229,3 +229,38 @@ def test_values_of_the_step_the_lines_log_travel_to_the_hook_in_the_returned_dic
     # a name the step does not bind cannot travel
     with pytest.raises(NoPatch, match="read `undefined_name`, which neither training_step nor"):
         _build(text.replace('self.log("train_acc", acc)', 'self.log("train_acc", undefined_name)'), 15)
+
+
+def test_torch_2_15s_break_at_self_log_gets_the_hook_move_from_the_catalogue():
+    """On torch 2.15.0 (lightning 2.6.6) the same program runs, breaking the graph at each `self.log` (Lightning's
+    result collection is `torch.compiler.disable`d) and recompiling `log` per metric name. The finding's evidence is
+    torch's, as that run recorded it (its reason, the library frame); the patch is the hook move with the metric
+    carried in the returned dict. Verified by `tdiag fix --verify` under torch 2.15.0 on 2026-12-05: 5 graphs -> 1,
+    6 breaks -> 0, 3 recompiles -> 0, stdout identical (CI's torch 2.13 stops at the line instead:
+    tests/fix/test_new_patches.py)."""
+    from pathlib import Path
+
+    from tdiag.analyzer.evidence import BreakEvidence
+    from tdiag.analyzer.model import Frame
+    from tdiag.analyzer.suggestions import library_fix
+
+    program = Path(__file__).parent / "programs" / "lightning_log.py"
+    text = program.read_text()
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if 'self.log("train_mae"' in t)
+    library = Frame("<site-packages>/lightning/pytorch/core/module.py", 531, "log", "results.log(", False)
+    finding = Finding(code="BRK005", name="untraceable-call", severity="warning", message="graph break",
+                      fix="f", path="lightning_log.py", line=line, function="training_step", library_frame=library,
+                      evidence=BreakEvidence(
+                          reason="Skip inlining `torch.compiler.disable()`d function",
+                          explanation="Skip inlining function <function _ResultCollection.log at 0x7f0bc10f77e0> "
+                                      "since it was wrapped with `torch.compiler.disable` (reason: None)",
+                          user_stack=[Frame("lightning_log.py", line, "training_step", 'self.log("train_mae", mae)',
+                                            True), library]))
+    ctx = SuggestionContext(Analysis(sources={"lightning_log.py": text}))
+    suggestion = library_fix.suggest(finding, ctx)
+    assert "`lightning-log-in-training-step`" in suggestion.why
+    new = apply_patch(text, suggestion.patch)
+    assert '        mae = (pred - y).abs().mean()\n        return {"loss": loss, "mae": mae}\n' in new
+    assert ('    def on_train_batch_end(self, outputs, batch, batch_idx):\n        loss = outputs["loss"]\n'
+            '        mae = outputs["mae"]\n        self.log("train_mae", mae)\n        self.log("train_loss", loss)\n'
+            ) in new
