@@ -40,4 +40,7 @@ def test_the_optimizer_patch_is_measured_against_the_kept_round(verified):
     # round 2's "before" is round 1's kept run: one graph, no break
     assert r2["before"]["graph_breaks"] == r1["after"]["graph_breaks"] == 0
     assert r2["before"]["graphs"] == r1["after"]["graphs"] == 1
-    assert r2["before"]["step_times_s"] == r1["after"]["step_times_s"]
+    kept_runs = r1["after"]["step_times_s"]
+    assert r2["before"]["step_times_s"][:len(kept_runs)] == kept_runs
+    # a close call on step time takes more runs of both sides, in turn (rounds.py): the baseline then holds them too
+    assert len(r2["before"]["step_times_s"]) == len(kept_runs) + r2["remeasured"]

@@ -112,12 +112,11 @@ def test_every_entry_found_on_a_program_is_matched_at_the_user_line(analyses):
             lib = finding.library_frame.path.split("/")[1]
             assert f"inside {lib}" in finding.suggestion.why or "inside torch" in finding.suggestion.why
             assert "move it out of the compiled code" not in finding.fix
-    from tdiag.analyzer.library_causes import catalogue
-
     # entries seen on another release than the tests install are checked where they were seen: the GPU machine's
     # (issue 24), the model-corpus sweep's (benchmarks/model_corpus.py, transformers 5.17), and another torch's
     # ("on torch 2.15.0": by that release's recorded evidence, tests/suggestions/test_lightning_hook.py)
     import torch
+    from tdiag.analyzer.library_causes import catalogue
 
     installed = ".".join(torch.__version__.split(".")[:2])
     other_torch = {e.id for e in catalogue()
