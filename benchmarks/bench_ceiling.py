@@ -127,6 +127,9 @@ def timed(script: Path, args: list[str], extra_env: dict[str, str] | None = None
         return json.loads(out.read_text())["step_s"]
 
 
+FIX_BUDGET_MARGIN_S = 10  # tdiag fix's start, its analysis of the record and its writing after the last run
+
+
 def tdiag_rounds(name: str, args: list[str], work: Path, result: Result, repeat: int,
                  deadline: float | None = None) -> Path | None:
     """Record NAME.py in a temporary git project, let `tdiag fix --verify --apply` take its rounds; the patched file."""
@@ -147,9 +150,12 @@ def tdiag_rounds(name: str, args: list[str], work: Path, result: Result, repeat:
     if not (record / "events.jsonl").exists():
         result.error = "tdiag run left no record"
         return None
+    # tdiag's own --budget ends the flow between runs with what it verified (applied, in its JSON); the kill at the
+    # deadline stays as the backstop (a run longer than every earlier one)
+    budget = ["--budget", f"{max(within(3600, deadline) - FIX_BUDGET_MARGIN_S, 1):.0f}"] if deadline else []
     try:
         proc = run([sys.executable, "-m", "tdiag", "fix", str(record), "--verify", "--apply", "--repeat", str(repeat),
-                    "--format", "json"], within(3600, deadline), cwd=project, env=env_for(None))
+                    *budget, "--format", "json"], within(3600, deadline), cwd=project, env=env_for(None))
     except subprocess.TimeoutExpired:  # the program as tdiag left it: the rounds applied so far
         result.error = "tdiag fix stopped: past the time budget"
         return project / f"{name}.py"

@@ -192,9 +192,12 @@ def fix_phase(results: Results, deadline: float, programs: tuple[str, ...] = FIX
 
 def figures_phase(results: Results, deadline: float, fixed: dict[str, bench_ceiling.Result],
                   only: list[str] | None = None, versions: tuple[str, ...] = bench_ceiling.VERSIONS,
-                  parallel: int = 1) -> None:
-    """Each version of each program once, a program's versions one after another (they see the same neighbours);
-    with ``parallel`` > 1 that many programs at a time (their figures then compare within a program only)."""
+                  parallel: int = 1, runs: int = 1) -> None:
+    """Each version of each program ``runs`` times, a program's versions one after another and the rounds
+    interleaved (they see the same neighbours; the best run counts); with ``parallel`` > 1 that many programs at a
+    time (their figures then compare within a program only)."""
+    import torch
+
     order = [*FIX_PROGRAMS, *(n for n in gpu_ceiling.PROGRAMS if n not in FIX_PROGRAMS)]
     order = [n for n in order if not only or n in only]
     measured: list[bench_ceiling.Result] = []
@@ -215,14 +218,15 @@ def figures_phase(results: Results, deadline: float, fixed: dict[str, bench_ceil
                    "hand": bench_ceiling.PROGRAMS / f"{name}_fixed.py",
                    "expert": bench_ceiling.PROGRAMS / f"{name}_expert.py",
                    "eager": bench_ceiling.PROGRAMS / f"{name}.py"}
-        for version, script in scripts.items():
-            if version not in versions or script is None or not script.exists():
-                continue
-            extra = {"TORCH_COMPILE_DISABLE": "1"} if version == "eager" else None
-            t = bench_ceiling.timed(script, CUDA, extra, timeout=180, deadline=deadline)
-            if t is not None:
-                r.times[version].append(t)
-            results.add("figure", program=name, version=version, step_ms=None if t is None else t * 1e3)
+        for _ in range(runs):
+            for version, script in scripts.items():
+                if version not in versions or script is None or not script.exists():
+                    continue
+                extra = {"TORCH_COMPILE_DISABLE": "1"} if version == "eager" else None
+                t = bench_ceiling.timed(script, CUDA, extra, timeout=180, deadline=deadline)
+                if t is not None:
+                    r.times[version].append(t)
+                results.add("figure", program=name, version=version, step_ms=None if t is None else t * 1e3)
         with lock:
             measured.append(r)
         print(gpu_ceiling.check_line(r, time.monotonic() - started), flush=True)
@@ -236,8 +240,8 @@ def figures_phase(results: Results, deadline: float, fixed: dict[str, bench_ceil
         with ThreadPoolExecutor(parallel) as pool:
             list(pool.map(one, order))
     measured.sort(key=lambda r: order.index(r.name))
-    how = "one run per version" + (f", {parallel} programs at a time" if parallel > 1 else "")
-    table = bench_ceiling.table(measured, f"device cuda (H200), backend inductor, {how}")
+    how = (f"best of {runs} runs per version" if runs > 1 else "one run per version") + (f", {parallel} programs at a time" if parallel > 1 else "")
+    table = bench_ceiling.table(measured, f"device cuda ({torch.cuda.get_device_name()}), backend inductor, {how}")
     (results.out / "table.md").write_text(table)
     print(table, flush=True)
 
@@ -254,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fix-budget", type=float, default=FIX_BUDGET_S, help="fix: seconds for each program's flow")
     parser.add_argument("--versions", default=",".join(bench_ceiling.VERSIONS), help="figures: these versions")
     parser.add_argument("--parallel", type=int, default=1, help="figures: this many programs at a time")
+    parser.add_argument("--runs", type=int, default=1, help="figures: runs of each version, interleaved")
     parser.add_argument("--patched", type=Path,
                         help="figures: tdiag's rounds from an earlier call's fix phase (its NAME.tdiag.py files)")
     args = parser.parse_args(argv)
@@ -282,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
             fixed[name] = bench_ceiling.Result(name, {v: [] for v in bench_ceiling.VERSIONS}, patched=str(copy))
     if "figures" in phases:
         figures_phase(results, deadline, fixed, args.programs.split(",") if args.programs else None,
-                      tuple(args.versions.split(",")), args.parallel)
+                      tuple(args.versions.split(",")), args.parallel, args.runs)
     results.check("expert_budget", time.monotonic() - started <= args.budget + 30,
                   f"{time.monotonic() - started:.0f} s of {args.budget:.0f} s")
     return 0

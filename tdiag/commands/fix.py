@@ -40,6 +40,9 @@ class FixCommand:
         parser.add_argument("--eager", action="store_true",
                             help="with --verify: also run the final program with TORCH_COMPILE_DISABLE=1 (N times) and "
                                  "compare its measured step time with the compiled one")
+        parser.add_argument("--budget", type=float, metavar="S",
+                            help="with --verify: finish within S seconds: a re-run that would end past them is not "
+                                 "started, and the rounds verified before it are kept")
         parser.add_argument("--keep-scratch", action="store_true", help="keep the scratch copies and their records")
         parser.add_argument("--undo", action="store_true", help="restore the files of the last --apply (RECORD optional)")
         parser.add_argument("-f", "--format", choices=("text", "json"), default="text",
@@ -74,6 +77,10 @@ class FixCommand:
             parser.error("--each measures patches: use it with --verify")
         if args.eager and not args.verify:
             parser.error("--eager measures the program: use it with --verify")
+        if args.budget is not None and not args.verify:
+            parser.error("--budget limits the verification: use it with --verify")
+        if args.budget is not None and args.budget <= 0:
+            parser.error("--budget takes a positive number of seconds")
         if args.repeat < 1 or args.rounds < 1 or args.output_tolerance < 0:
             parser.error("--repeat and --rounds take a positive count, --output-tolerance a non-negative number")
         from tdiag.commands._analysis import load_analysis
@@ -86,7 +93,7 @@ class FixCommand:
             select=codes or ["<no rule>"], ignore=[], apply=args.apply, verify=args.verify,
             each=args.each, force=args.force, env=_env(args.env, parser), timeout=args.timeout,
             keep_scratch=args.keep_scratch, repeat=args.repeat, max_rounds=args.rounds,
-            output_tolerance=args.output_tolerance, eager=args.eager,
+            output_tolerance=args.output_tolerance, eager=args.eager, budget=args.budget,
         )
         progress.doing(f"analysing {args.record}")
         report = fix(args.record, load_analysis(args.record), options, progress)

@@ -35,6 +35,7 @@ class FixOptions:
     max_rounds: int = 5
     output_tolerance: float = DEFAULT_TOLERANCE  # relative, on printed floats differing in their last digit
     eager: bool = False  # also run the final program with torch.compile disabled: compiled vs eager
+    budget: float | None = None  # seconds for the whole verification: no run starts that would end past it
 
 
 def fix(record: str, analysis: Analysis, options: FixOptions, progress: Progress | None = None) -> FixReport:

@@ -64,8 +64,12 @@ class Progress:
     def round(self, number: int, label: str, patches: int) -> None:
         self._set = f"round {number}: {label} ({patches} patch{'es' if patches != 1 else ''})"
 
+    def describe(self, label: str) -> str:
+        """The set a run of ``label`` belongs to, in words."""
+        return LABELS.get(label, self._set or label)
+
     def running(self, label: str, run: int, of: int) -> None:
-        self.now = f"{LABELS.get(label, self._set)}, run {run} of {of}"
+        self.now = f"{self.describe(label)}, run {run} of {of}"
         self._draw()
 
     def in_set(self, words: str) -> None:

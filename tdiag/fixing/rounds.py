@@ -12,7 +12,8 @@ for the round after any patch that changes what compiles (``structure_first``). 
 on the next run, never on the one that fills the cache: it is measured on warm runs instead, each side against a
 fresh cache of its own (cache_verify.py), and kept when the warm run after it hits the FX graph cache and compiles
 less. The result is the final text of every patched file: ``--apply`` writes it with one backup, so one ``--undo``
-takes back every round.
+takes back every round. Under ``--budget`` (budget.py) a run that would end past it is not started: the rounds
+verified before it stand, the round it belonged to keeps nothing, and ``stopped`` says so.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Callable
 
 from tdiag.analyzer.eager_compare import where_time_goes
 from tdiag.analyzer.model import Analysis
+from tdiag.fixing.budget import Budget, OutOfBudget
 from tdiag.fixing.cache_verify import cache_comparison, is_cache_fix, verify_cache_fix
 from tdiag.fixing.compare import Comparison, Metrics, compare, judge_steps
 from tdiag.fixing.plan import PlannedPatch, by_file, merged_text, plan_patches
@@ -53,13 +55,18 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
     from tdiag.analyzer import build
 
     progress = progress or Progress()
+    budget = Budget(options.budget)
 
     def one_run(label: str, copy, env: dict[str, str], i: int, total: int) -> tuple[Analysis, RunResult]:
+        budget.check(f"{progress.describe(label)}, run {i + 1} of {total}")
+        started = budget.elapsed
         progress.running(label, i + 1, total)
         result = scratch.rerun(label, copy, env, options.timeout, i + 1)
         progress.ran()
         progress.doing(f"analysing the {label} run")
-        return build(result.record_dir), result
+        analysis = build(result.record_dir)
+        budget.ran(budget.elapsed - started)
+        return analysis, result
 
     def measure(label: str, texts: dict[str, str], extra_env: dict[str, str] | None = None,
                 settled: Callable[[Runs], bool] | None = None) -> Runs:
@@ -86,8 +93,13 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
 
     def warm(label: str, before_texts: dict[str, str], after_texts: dict[str, str]):
         """A cache fix: each side populates a fresh cache, then runs warm ``repeat`` times (cache_verify.py)."""
-        return verify_cache_fix(scratch, before_texts, after_texts, options.env, options.env, options.timeout,
-                                options.repeat, label, progress)
+        runs = 2 * (1 + options.repeat)
+        budget.check(progress.describe(label), runs)
+        started = budget.elapsed
+        out = verify_cache_fix(scratch, before_texts, after_texts, options.env, options.env, options.timeout,
+                               options.repeat, label, progress)
+        budget.ran(budget.elapsed - started, runs)
+        return out
 
     result = Verification()
     # The baseline runs again too, on an unpatched copy: the record has no stdout, and times are only comparable
@@ -102,7 +114,11 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
         progress.expect(options.repeat)
         return measure("before", {})
 
-    state = _State(measure("before", {}) if baseline_first else None, {}, dict(run.sources), baseline)
+    try:
+        state = _State(measure("before", {}) if baseline_first else None, {}, dict(run.sources), baseline)
+    except OutOfBudget as out:
+        result.stopped = f"{out}: nothing verified"
+        return result
     tried: set[tuple[str, ...]] = set()
     for number in range(1, options.max_rounds + 1):
         if number == 1 or first is not None:
@@ -120,7 +136,12 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
         tried.update(_key(p) for p in patches)
         this = Round(number, patches)
         result.rounds.append(this)
-        runs = _round(this, state, measure, warm, in_turn, options, progress)
+        try:
+            runs = _round(this, state, measure, warm, in_turn, options, progress)
+        except OutOfBudget as out:
+            this.kept, this.why = [], f"not finished: {out}"
+            result.stopped = str(out)
+            break
         if runs is None:
             nxt = _next_candidates(patches, tried)
             if nxt and number < options.max_rounds:
@@ -136,7 +157,10 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
         result.stopped = f"the limit of {options.max_rounds} round(s) (--rounds)"
     result.texts = state.texts
     if options.eager:
-        result.eager = eager_baseline(state.runs, measure("eager", state.texts, {"TORCH_COMPILE_DISABLE": "1"}))
+        try:
+            result.eager = eager_baseline(state.runs, measure("eager", state.texts, {"TORCH_COMPILE_DISABLE": "1"}))
+        except OutOfBudget as out:
+            result.stopped += f"; the eager comparison (--eager) was not measured: {out}"
     return result
 
 

@@ -1,0 +1,45 @@
+"""``tdiag fix --verify --budget S``: a time limit for the whole verification, kept by not starting a run that would
+end past it.
+
+On a GPU every re-run compiles the model again (Inductor, CUDA graphs): one set of GPT-2's patches costs a minute,
+and a flow killed from outside loses every round it verified. With a budget the flow stops between runs instead:
+before each re-run it checks that the run fits what is left, judged by the longest run so far (a patched program's
+first run compiles cold and takes the longest; the analysis of its record is counted in). What was verified before
+that stays: the rounds kept are applied and saved, and ``stopped`` says which run did not fit and why.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+
+class OutOfBudget(Exception):
+    """The next run would end past the budget; the message says so in the user's words."""
+
+
+class Budget:
+    def __init__(self, seconds: float | None, clock: Callable[[], float] = time.monotonic):
+        self.seconds = seconds
+        self._clock = clock
+        self._start = clock()
+        self._longest = 0.0  # the longest run so far, its analysis included
+
+    @property
+    def elapsed(self) -> float:
+        return self._clock() - self._start
+
+    def check(self, what: str, runs: int = 1) -> None:
+        """Raise OutOfBudget when ``runs`` runs of ``what``, each as long as the longest so far, would end past the
+        budget."""
+        if self.seconds is None:
+            return
+        elapsed = self.elapsed
+        if elapsed + runs * self._longest > self.seconds:
+            expected = f", about {self._longest:.0f} s a run" if self._longest else ""
+            raise OutOfBudget(f"the {self.seconds:g} s budget (--budget) left no time for {what} "
+                              f"({elapsed:.0f} s spent{expected})")
+
+    def ran(self, seconds: float, runs: int = 1) -> None:
+        """``runs`` runs took ``seconds`` together."""
+        self._longest = max(self._longest, seconds / runs)
