@@ -264,3 +264,71 @@ def test_torch_2_15s_break_at_self_log_gets_the_hook_move_from_the_catalogue():
     assert ('    def on_train_batch_end(self, outputs, batch, batch_idx):\n        loss = outputs["loss"]\n'
             '        mae = outputs["mae"]\n        self.log("train_mae", mae)\n        self.log("train_loss", loss)\n'
             ) in new
+
+
+COMPILED_MODULE = textwrap.dedent("""\
+    import lightning as L
+    import torch
+
+
+    class Classifier(L.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = torch.nn.Linear(32, 4)
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            return torch.nn.functional.cross_entropy(self.net(x), y)
+
+        def configure_optimizers(self):
+            return torch.optim.AdamW(self.parameters(), lr=1e-3)
+
+
+    model = torch.compile(Classifier(), fullgraph=True)
+    L.Trainer(max_epochs=1).fit(model, loader)
+""")
+
+
+def test_reduce_overhead_on_a_lightning_module_marks_each_step_in_on_train_batch_start():
+    """The expert's version (benchmarks/ceiling_programs/lightning_train_expert.py): the module's compile under
+    mode="reduce-overhead" and torch.compiler.cudagraph_mark_step_begin() first thing before each batch, since
+    Lightning, not a line of the user's, makes the compiled call."""
+    from tdiag.analyzer.suggestions.helpers import compile_mode
+
+    suggestion = compile_mode.build(_ctx(COMPILED_MODULE), "model.py", "training_step", 10)
+    assert "on_train_batch_start" in suggestion.title
+    new = apply_patch(COMPILED_MODULE, suggestion.patch)
+    assert new == COMPILED_MODULE.replace(
+        "        return torch.nn.functional.cross_entropy(self.net(x), y)\n",
+        "        return torch.nn.functional.cross_entropy(self.net(x), y)\n\n"
+        "    def on_train_batch_start(self, batch, batch_idx):\n"
+        "        torch.compiler.cudagraph_mark_step_begin()\n",
+    ).replace("torch.compile(Classifier(), fullgraph=True)",
+              'torch.compile(Classifier(), fullgraph=True, mode="reduce-overhead")')
+    compile(new, "model.py", "exec")
+
+
+def test_reduce_overhead_adds_the_mark_to_an_existing_start_hook_once():
+    from tdiag.analyzer.suggestions.helpers import compile_mode
+
+    with_hook = COMPILED_MODULE.replace("    def configure_optimizers(self):", (
+        "    def on_train_batch_start(self, batch, batch_idx):\n"
+        "        torch._dynamo.mark_dynamic(batch[0], 0)\n\n"
+        "    def configure_optimizers(self):"))
+    new = apply_patch(with_hook, compile_mode.build(_ctx(with_hook), "model.py", "training_step", 10).patch)
+    assert ("    def on_train_batch_start(self, batch, batch_idx):\n"
+            "        torch.compiler.cudagraph_mark_step_begin()\n"
+            "        torch._dynamo.mark_dynamic(batch[0], 0)\n") in new
+    marked = with_hook.replace("        torch._dynamo.mark_dynamic(batch[0], 0)\n",
+                               "        torch._dynamo.mark_dynamic(batch[0], 0)\n"
+                               "        torch.compiler.cudagraph_mark_step_begin()\n")
+    again = apply_patch(marked, compile_mode.build(_ctx(marked), "model.py", "training_step", 10).patch)
+    assert again.count("cudagraph_mark_step_begin") == 1 and 'mode="reduce-overhead"' in again
+
+
+def test_reduce_overhead_on_a_plain_module_adds_no_hook():
+    from tdiag.analyzer.suggestions.helpers import compile_mode
+
+    plain = COMPILED_MODULE.replace("class Classifier(L.LightningModule):", "class Classifier(torch.nn.Module):")
+    new = apply_patch(plain, compile_mode.build(_ctx(plain), "model.py", "training_step", 10).patch)
+    assert "on_train_batch_start" not in new and 'mode="reduce-overhead"' in new

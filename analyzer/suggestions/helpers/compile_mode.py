@@ -13,8 +13,15 @@ from __future__ import annotations
 
 import libcst as cst
 from tdiag.analyzer.model import Suggestion
+from tdiag.analyzer.suggestions.helpers import lightning_hook
 from tdiag.analyzer.suggestions.helpers.call_keyword import keyword_value, with_keyword
-from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext, patch_for, replace_nodes
+from tdiag.analyzer.suggestions.helpers.context import (
+    NoPatch,
+    SuggestionContext,
+    patch_for,
+    replace_nodes,
+    with_torch_import,
+)
 from tdiag.analyzer.suggestions.helpers.syntax import SourceTree
 
 KIND = "reduce-overhead"
@@ -38,6 +45,20 @@ def build(ctx: SuggestionContext, path: str, function: str | None, line: int | N
                 raise NoPatch(f"the torch.compile call already passes {keyword}=: the mode is the user's choice there")
         new_call = with_keyword(call, "mode", cst.SimpleString(f'"{MODE}"'))
         new = node.with_changes(decorator=new_call) if isinstance(node, cst.Decorator) else new_call
+    owner = lightning_hook.compiled_lightning_module(tree, call)
+    if owner is not None:
+        # Lightning makes the compiled calls: the step's start is marked in its hook before each batch, as the
+        # CUDA Graph Trees docs mark it before each step of a loop (then outputs Lightning keeps for the step's end,
+        # its loss, are never taken for the previous step's)
+        return Suggestion(
+            title='Compile the LightningModule with mode="reduce-overhead" (CUDA graphs: one launch per step), '
+                  f"each step's start marked in {lightning_hook.START_HOOK}",
+            why=WHY + " Lightning calls the step, so on_train_batch_start marks where each step begins "
+                      "(torch.compiler.cudagraph_mark_step_begin()).",
+            patch=patch_for(tree, with_torch_import(
+                tree, lightning_hook.mark_step_begin_in_start_hook(tree, owner, {node: new}))),
+            alternatives=["a larger batch: more work per launch"],
+        )
     return Suggestion(
         title='Compile the step with mode="reduce-overhead" (CUDA graphs: one launch per step)',
         why=WHY,

@@ -38,7 +38,13 @@ import re
 
 import libcst as cst
 from tdiag.analyzer.model import Suggestion
-from tdiag.analyzer.suggestions.helpers.context import NoPatch, patch_for, torch_alias, with_torch_import
+from tdiag.analyzer.suggestions.helpers.context import (
+    NoPatch,
+    patch_for,
+    replace_nodes,
+    torch_alias,
+    with_torch_import,
+)
 from tdiag.analyzer.suggestions.helpers.purity import names_read
 from tdiag.analyzer.suggestions.helpers.read_after_call import host_tail, module_names, tail_lines, tail_names
 from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, descendants
@@ -186,15 +192,56 @@ def _hook_args(hook: cst.FunctionDef | None, name: str, default: tuple[str, ...]
     return names
 
 
+def compiled_lightning_module(tree: SourceTree, compile_call: cst.CSTNode) -> cst.ClassDef | None:
+    """The LightningModule class of this file that ``compile_call`` (``torch.compile(Classifier(...))``, or of a
+    name assigned once from such a call) compiles: Lightning then compiles its ``training_step`` and runs the loop."""
+    if not isinstance(compile_call, cst.Call) or not compile_call.args:
+        return None
+    target = compile_call.args[0].value
+    if isinstance(target, cst.Name):
+        values = [a.value for a in tree.nodes(cst.Assign)
+                  if any(isinstance(t.target, cst.Name) and t.target.value == target.value for t in a.targets)]
+        target = values[0] if len(values) == 1 else None
+    if not isinstance(target, cst.Call) or not isinstance(target.func, cst.Name):
+        return None
+    classes = [c for c in tree.nodes(cst.ClassDef) if c.name.value == target.func.value]
+    step = _method(classes[0], "training_step") if len(classes) == 1 else None
+    return lightning_class(tree, step) if step is not None else None
+
+
+def mark_step_begin_in_start_hook(tree: SourceTree, owner: cst.ClassDef, replacements: dict) -> cst.Module:
+    """The module with ``replacements`` (node -> node, by identity) made and, first in ``on_train_batch_start``
+    (added when absent), ``torch.compiler.cudagraph_mark_step_begin()``: Lightning makes the compiled calls, so the
+    hook that runs before each batch is where a training step begins for CUDA Graph Trees."""
+    torch = torch_alias(tree)
+    hook = _method(owner, START_HOOK)
+    _hook_args(hook, START_HOOK, START_ARGS)  # refuses a hook of *args
+    if hook is not None and any(tree.qualified(c.func) == "torch.compiler.cudagraph_mark_step_begin"
+                                for c in descendants(hook, cst.Call)):
+        return replace_nodes(tree.module, replacements)
+    line = cst.parse_statement(f"{torch}.compiler.cudagraph_mark_step_begin()\n",
+                               config=tree.module.config_for_parsing)
+    step = _method(owner, "training_step")
+    return tree.module.visit(_IntoHook(step, set(), owner, (START_HOOK, START_ARGS, hook), [line], tree.module,
+                                       replacements=replacements))
+
+
 class _IntoHook(cst.CSTTransformer):
     """Drops the moved lines from ``training_step`` and puts ``lines`` first in the hook (``(name, Lightning's
-    arguments, its FunctionDef or None)``), which is added after the step when the class has none."""
+    arguments, its FunctionDef or None)``), which is added after the step when the class has none; any
+    ``replacements`` (node -> node, by identity) are made in the same pass."""
 
-    def __init__(self, step, moved, owner, hook, lines, module: cst.Module, returned=None):
+    def __init__(self, step, moved, owner, hook, lines, module: cst.Module, returned=None, replacements=None):
         super().__init__()
         self.step, self.moved, self.owner, self.lines, self.module = step, moved, owner, lines, module
         self.name, self.args, self.hook = hook
         self.returned = returned  # the step's new last statement (a dict carrying values to the hook), or None
+        self.replacements = {id(old): new for old, new in (replacements or {}).items()}
+
+    def on_leave(self, original_node, updated_node):
+        if id(original_node) in self.replacements:
+            return self.replacements[id(original_node)]
+        return super().on_leave(original_node, updated_node)
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         if original is self.step and self.moved:
