@@ -212,7 +212,29 @@ class Builder:
             if key in graph_code:
                 g.graph_code_ref = self._store_code(graph_code[key])
             graphs.append(g)
-        return graphs
+        return graphs + self._graphs_without_metrics(graph_code, {(g.rank, g.compile_id) for g in graphs}, cache)
+
+    def _graphs_without_metrics(self, graph_code, seen, cache) -> list[CompiledGraph]:
+        """Graphs Dynamo output whose compilation metrics torch failed to log: torch 2.11 raises while writing its
+        config when ``ignore_logging_functions`` holds a function (capture_health.py names the gap). The graph is
+        still counted, named from the frame's ``dynamo_start``; its compile time and guards are unknown."""
+        starts = {(ev.rank, ev.compile_id): ev for ev in self.log.named(te.DYNAMO_START)}
+        names = self._interned_names()
+        out = []
+        for key, ev in graph_code.items():
+            if key in seen or key[1] is None:
+                continue
+            frame_id, _, fcid = key[1].rpartition("/")
+            stack = (starts.get(key).data.get("stack") if key in starts else None) or [{}]
+            top = stack[-1] if isinstance(stack[-1], dict) else {}
+            filename = names.get((key[0], top.get("filename")), "") if isinstance(top.get("filename"), int) else ""
+            g = CompiledGraph(compile_id=key[1], frame_id=_int(frame_id.lstrip("!").split("/")[-1]),
+                              frame_compile_id=_int(fcid), code_name=str(top.get("name") or "?"),
+                              path=self.paths.display(filename), line=_int(top.get("line")),
+                              cache=dict(cache.get(key, {})), rank=key[0])
+            g.graph_code_ref = self._store_code(ev)
+            out.append(g)
+        return out
 
     def _store_code(self, ev: TorchEvent) -> str | None:
         text = ev.payload

@@ -14,6 +14,7 @@ from typing import Any
 from tdiag.analyzer.model import AnalysisProblem, CaptureProblem
 
 NO_TRACE_EVENTS = "structured trace"
+NO_METRICS = "compilation metrics"
 MISSING = "missing"  # the exception of a touchpoint this torch lacks (tracer/problems.py)
 
 
@@ -35,7 +36,35 @@ def capture_problems(log: Any) -> list[CaptureProblem]:
         )
         for (rank, what, exception), ev in worst.items()
     ]
-    return problems + _compiles_without_trace(log, torch_version)
+    return problems + _compiles_without_trace(log, torch_version) + _graphs_without_metrics(log, torch_version)
+
+
+def _graphs_without_metrics(log: Any, torch_version: str | None) -> list[CaptureProblem]:
+    """Graphs Dynamo output whose compilation metrics torch failed to log (torch 2.11 raises writing its config when
+    ``ignore_logging_functions`` holds a function: "Unexpected exception logging compilation metrics"). The graphs
+    are counted from their output-graph events; their compile times, guard counts and failures are not known."""
+    from tdiag import torch_events as te
+
+    logged: dict[Any, set[str]] = defaultdict(set)
+    for ev in log.named(te.COMPILATION_METRICS):
+        logged[ev.rank].add(str(ev.data.get("compile_id") or ev.compile_id))
+    output: dict[Any, set[str]] = defaultdict(set)
+    for ev in log.named(te.DYNAMO_OUTPUT_GRAPH):
+        if ev.compile_id:
+            output[ev.rank].add(ev.compile_id)
+    problems = []
+    for rank, ids in sorted(output.items(), key=lambda kv: (kv[0] is not None, kv[0] or 0)):
+        missing = ids - logged[rank]
+        if missing:
+            problems.append(CaptureProblem(
+                what=NO_METRICS, count=len(missing), exception=None,
+                message=f"torch logged no compilation metrics for {len(missing)} of {len(ids)} graphs "
+                        f"(e.g. {sorted(missing)[0]}): they are counted, but their compile times, guards and "
+                        "failures are not known (on torch 2.11 a function in torch._dynamo.config."
+                        "ignore_logging_functions, or ignore_logger_methods, makes torch's metrics logging raise)",
+                torch_version=torch_version, rank=rank,
+            ))
+    return problems
 
 
 def _compiles_without_trace(log: Any, torch_version: str | None) -> list[CaptureProblem]:
@@ -73,7 +102,7 @@ def headline(problems: list[CaptureProblem]) -> str:
 
 def describe(problem: CaptureProblem) -> str:
     """``structured-trace handler failed 3 times (TypeError: ...) [rank 1]``."""
-    if problem.what == NO_TRACE_EVENTS:
+    if problem.what in (NO_TRACE_EVENTS, NO_METRICS):
         text = problem.message
     elif problem.exception == MISSING:  # tracer/problems.py: a private touchpoint this torch lacks
         text = f"{problem.what} is missing in torch {problem.torch_version or '(unknown)'}: {problem.message}"

@@ -26,6 +26,7 @@ from tdiag.analyzer.suggestions.helpers.context import (
     torch_alias,
     with_torch_import,
 )
+from tdiag.analyzer.suggestions.helpers.logger_switch import refuse_where_it_breaks_metrics
 from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, dotted
 
 # transformers' model classes: GPT2LMHeadModel, AutoModelForCausalLM, BertForSequenceClassification
@@ -352,6 +353,7 @@ def _ignore_logger(finding: Finding, ctx: SuggestionContext, place: str, logger:
     torch_line = f'torch._dynamo.config.ignore_logger_methods.add(logging.getLogger("{logger}").{method})'
     patch, note = None, None
     try:
+        refuse_where_it_breaks_metrics(ctx)
         tree = ctx.tree(finding.path)
         torch = torch_alias(tree)
         line = cst.parse_statement(torch_line.replace("torch.", f"{torch}.", 1) + "\n")

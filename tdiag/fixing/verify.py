@@ -38,7 +38,10 @@ class Scratch:
     """A temporary folder holding copies of the project; removed on exit unless ``keep``."""
 
     def __init__(self, run: RecordedRun, keep: bool = False):
+        from tdiag.fixing.rerun_window import rerun_window
+
         self.run, self.keep = run, keep
+        self.window = rerun_window(run.record_dir)  # sized so the re-runs time steady steps (rerun_window.py)
         self.base = Path(tempfile.mkdtemp(prefix="tdiag-fix-"))
 
     def __enter__(self) -> Scratch:
@@ -67,7 +70,7 @@ class Scratch:
         cwd, program = _mapped(run, copy_root)
         record_dir = self.base / _safe(label) / ("record" if repeat == 1 else f"record-{repeat}")
         command = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(record_dir),
-                   "--source-root", str(copy_root)]
+                   "--source-root", str(copy_root), *(["--profile-window", self.window] if self.window else [])]
         if run.kind == "module":
             command.append("-m")
         command += [program, *run.argv[1:]]

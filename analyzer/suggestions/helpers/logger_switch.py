@@ -47,7 +47,26 @@ def logger_method(tree: SourceTree, call: cst.Call) -> tuple[str, str, cst.Simpl
     return None
 
 
+# torch releases whose compilation-metrics logging json-dumps ``ignore_logging_functions`` (ignore_logger_methods is
+# its alias): any function in it raises there, at every compile ("Unexpected exception logging compilation
+# metrics", a traceback on stderr) and the metrics are lost to tlparse and tdiag. Read in torch 2.11's
+# torch/_dynamo/utils.py (_get_dynamo_config_for_logging's blocklist lacks the name; 2.13 has it) and reproduced on
+# the H100 and this machine's CPU with transformers' warning_once (tests/suggestions/test_logger_switch_quirk.py).
+METRICS_BREAK_ON = ("2.11",)
+METRICS_BREAK = ("on torch {version} a function in torch._dynamo.config.ignore_logger_methods makes torch's "
+                 "compilation-metrics logging raise at every compile (an error traceback on stderr; tlparse and tdiag "
+                 "lose the graphs' compile times and guards): fixed in torch 2.13")
+
+
+def refuse_where_it_breaks_metrics(ctx: SuggestionContext) -> None:
+    """NoPatch on a torch release whose metrics logging the switch breaks (the record's torch, as the run saw it)."""
+    version = ctx.analysis.run.torch_version or ""
+    if version.startswith(tuple(f"{v}." for v in METRICS_BREAK_ON)) or version in METRICS_BREAK_ON:
+        raise NoPatch(METRICS_BREAK.format(version=version.split("+")[0]))
+
+
 def suggest(finding: Finding, ctx: SuggestionContext, call: cst.Call) -> Suggestion:
+    refuse_where_it_breaks_metrics(ctx)
     tree = ctx.tree(finding.path)
     found = logger_method(tree, call)
     if found is None:
