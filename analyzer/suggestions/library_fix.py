@@ -121,6 +121,13 @@ def _under_framework_logger(finding: Finding, ctx: SuggestionContext, entry: Lib
         return None  # the user's line calls the compiled model: the entry's own patch keeps the output
     except NoPatch:
         pass
+    try:
+        # the user's line calls the model by a name it assigns (`model(input_ids=ids, labels=ids)` inside their own
+        # compiled step): no framework reads the value, and the entry's patch is the hand fix (gpt2_train_fixed.py)
+        _model_statement(ctx.tree(finding.path), finding)
+        return None
+    except NoPatch:
+        pass
     logger = _LOGGER.search(evidence_as(finding.evidence, BreakEvidence).context or "")
     if logger is None:
         return None

@@ -158,6 +158,15 @@ def test_gpt2_keyword_call_gets_mark_dynamic_on_the_users_variable(analyses):
     assert "transformers `loss_function`" in brk.suggestion.why
 
 
+def test_a_model_called_inside_the_users_compiled_step_gets_the_loss_type_not_the_logger_switch(analyses):
+    """No framework makes the call here: the user's own step calls `model(...)`, so the hand fix (`model.loss_type`
+    after the model is built) is the patch; the logger switch is for a Trainer, which reads `loss_type` itself."""
+    _, analysis = analyses["hf_gpt2_step_function.py"]
+    brk = next(f for f in analysis.findings if f.code == "BRK004")
+    assert "+model.loss_type = \"ForCausalLM\"\n" in brk.suggestion.patch
+    assert "ignore_logger_methods" not in brk.suggestion.patch
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="tdiag fix --verify needs git")
 def test_gpt2_patches_verified(analyses, session_env):
     """`tdiag fix --verify`: mark_dynamic(ids, 1) and model.loss_type together leave one graph, no break, no
