@@ -36,10 +36,10 @@ def capture_problems(log: Any) -> list[CaptureProblem]:
         )
         for (rank, what, exception), ev in worst.items()
     ]
-    return problems + _compiles_without_trace(log, torch_version) + _graphs_without_metrics(log, torch_version)
+    return problems + _compiles_without_trace(log, torch_version) + _unlogged_metrics(log, torch_version)
 
 
-def _graphs_without_metrics(log: Any, torch_version: str | None) -> list[CaptureProblem]:
+def _unlogged_metrics(log: Any, torch_version: str | None) -> list[CaptureProblem]:
     """Graphs Dynamo output whose compilation metrics torch failed to log (torch 2.11 raises writing its config when
     ``ignore_logging_functions`` holds a function: "Unexpected exception logging compilation metrics"). The graphs
     are counted from their output-graph events; their compile times, guard counts and failures are not known."""
