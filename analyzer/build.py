@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -213,7 +212,7 @@ class Builder:
             if key in graph_code:
                 g.graph_code_ref = self._store_code(graph_code[key])
             graphs.append(g)
-        logged = {(g.rank, _without_attempt(g.compile_id)) for g in graphs}
+        logged = {(g.rank, te.without_attempt(g.compile_id)) for g in graphs}
         return graphs + self._graphs_without_metrics(graph_code, logged, cache)
 
     def _graphs_without_metrics(self, graph_code, seen, cache) -> list[CompiledGraph]:
@@ -224,7 +223,7 @@ class Builder:
         names = self._interned_names()
         out = []
         for key, ev in graph_code.items():
-            if key[1] is None or (key[0], _without_attempt(key[1])) in seen:
+            if key[1] is None or (key[0], te.without_attempt(key[1])) in seen:
                 continue
             frame_id, _, fcid = key[1].rpartition("/")
             stack = (starts.get(key).data.get("stack") if key in starts else None) or [{}]
@@ -463,11 +462,6 @@ class Builder:
             crash=ending(a.crashes),
             compile_cache=a.summary.compile_cache,  # set by attach_compile_cache, before the rules
         )
-
-
-def _without_attempt(compile_id: str) -> str:
-    """``0/0`` for torch's ``0/0_1`` (a restarted compile's attempt): the trace's events name the frame without it."""
-    return re.sub(r"_\d+$", "", compile_id)
 
 
 def _stages(m: dict[str, Any], bwd: dict[str, Any] | None) -> dict[str, float]:

@@ -9,6 +9,7 @@ every output says the same.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from tdiag.analyzer.model import AnalysisProblem, CaptureProblem
@@ -47,24 +48,16 @@ def _unlogged_metrics(log: Any, torch_version: str | None) -> list[CaptureProble
 
     logged: dict[Any, set[str]] = defaultdict(set)
     for ev in log.named(te.COMPILATION_METRICS):
-        logged[ev.rank].add(str(ev.data.get("compile_id") or ev.compile_id))
+        logged[ev.rank].add(te.without_attempt(str(ev.data.get("compile_id") or ev.compile_id)))
     output: dict[Any, set[str]] = defaultdict(set)
     for ev in log.named(te.DYNAMO_OUTPUT_GRAPH):
         if ev.compile_id:
             output[ev.rank].add(ev.compile_id)
-    problems = []
-    for rank, ids in sorted(output.items(), key=lambda kv: (kv[0] is not None, kv[0] or 0)):
-        missing = ids - logged[rank]
-        if missing:
-            problems.append(CaptureProblem(
-                what=NO_METRICS, count=len(missing), exception=None,
-                message=f"torch logged no compilation metrics for {len(missing)} of {len(ids)} graphs "
-                        f"(e.g. {sorted(missing)[0]}): they are counted, but their compile times, guards and "
-                        "failures are not known (on torch 2.11 a function in torch._dynamo.config."
-                        "ignore_logging_functions, or ignore_logger_methods, makes torch's metrics logging raise)",
-                torch_version=torch_version, rank=rank,
-            ))
-    return problems
+    return _gaps(output, logged, NO_METRICS, torch_version, lambda missing, ids: (
+        f"torch logged no compilation metrics for {len(missing)} of {len(ids)} graphs (e.g. {sorted(missing)[0]}): "
+        "they are counted, but their compile times, guards and failures are not known (on torch 2.11 a function in "
+        "torch._dynamo.config.ignore_logging_functions, or ignore_logger_methods, makes torch's metrics logging "
+        "raise)"))
 
 
 def _compiles_without_trace(log: Any, torch_version: str | None) -> list[CaptureProblem]:
@@ -78,16 +71,21 @@ def _compiles_without_trace(log: Any, torch_version: str | None) -> list[Capture
     for bracket in log.compile_brackets:
         if bracket.get("type") == "compile_start" and bracket.get("trigger") == "DYNAMO" and bracket.get("compile_id"):
             started[bracket.get("rank")].add(bracket["compile_id"])
+    return _gaps(started, seen, NO_TRACE_EVENTS, torch_version, lambda missing, ids: (
+        f"{len(missing)} of {len(ids)} compiles left no structured-trace event (e.g. {sorted(missing)[0]}): their "
+        "graphs, breaks and recompilations are not in this record"))
+
+
+def _gaps(expected: dict[Any, set[str]], seen: dict[Any, set[str]], what: str, torch_version: str | None,
+          words: Callable[[set[str], set[str]], str]) -> list[CaptureProblem]:
+    """One problem per rank (lowest first, a single process first) whose ``expected`` compile ids are not all
+    ``seen``; ``words(missing, expected)`` says what that leaves out."""
     problems = []
-    for rank, ids in sorted(started.items(), key=lambda kv: (kv[0] is not None, kv[0] or 0)):
-        missing = ids - seen[rank]
+    for rank, ids in sorted(expected.items(), key=lambda kv: (kv[0] is not None, kv[0] or 0)):
+        missing = ids - seen.get(rank, set())
         if missing:
-            problems.append(CaptureProblem(
-                what=NO_TRACE_EVENTS, count=len(missing), exception=None,
-                message=f"{len(missing)} of {len(ids)} compiles left no structured-trace event "
-                        f"(e.g. {sorted(missing)[0]}): their graphs, breaks and recompilations are not in this record",
-                torch_version=torch_version, rank=rank,
-            ))
+            problems.append(CaptureProblem(what=what, count=len(missing), exception=None,
+                                           message=words(missing, ids), torch_version=torch_version, rank=rank))
     return problems
 
 

@@ -8,6 +8,8 @@ Shared by the capture (tracer, compiler) and the analysis: standard library only
 
 from __future__ import annotations
 
+import re
+
 ARTIFACT_PREFIX = "artifact:"
 
 
@@ -51,3 +53,8 @@ DDP_SPLIT_CHILD = "optimize_ddp_split_child"
 
 # Events whose metadata carries the whole interpreter stack (dropped from the record; their own fields are kept).
 FULL_STACK_EVENTS = frozenset({"create_symbol", "create_unbacked_symbol", "guard_added_fast", "guard_added", "expression_created"})
+
+
+def without_attempt(compile_id: str) -> str:
+    """``0/0`` for torch's ``0/0_1`` (a restarted compile's attempt): the trace's events name the frame without it."""
+    return re.sub(r"_\d+$", "", compile_id)

@@ -46,23 +46,21 @@ def build(ctx: SuggestionContext, path: str, function: str | None, line: int | N
         new_call = with_keyword(call, "mode", cst.SimpleString(f'"{MODE}"'))
         new = node.with_changes(decorator=new_call) if isinstance(node, cst.Decorator) else new_call
     owner = lightning_hook.compiled_lightning_module(tree, call)
-    if owner is not None:
+    if owner is None:
+        title, why, module = "Compile the step", WHY, replace_nodes(tree.module, {node: new})
+    else:
         # Lightning makes the compiled calls: the step's start is marked in its hook before each batch, as the
         # CUDA Graph Trees docs mark it before each step of a loop (then outputs Lightning keeps for the step's end,
         # its loss, are never taken for the previous step's)
-        return Suggestion(
-            title='Compile the LightningModule with mode="reduce-overhead" (CUDA graphs: one launch per step), '
-                  f"each step's start marked in {lightning_hook.START_HOOK}",
-            why=WHY + " Lightning calls the step, so on_train_batch_start marks where each step begins "
-                      "(torch.compiler.cudagraph_mark_step_begin()).",
-            patch=patch_for(tree, with_torch_import(
-                tree, lightning_hook.mark_step_begin_in_start_hook(tree, owner, {node: new}))),
-            alternatives=["a larger batch: more work per launch"],
-        )
+        title = "Compile the LightningModule"
+        why = (WHY + " Lightning calls the step, so on_train_batch_start marks where each step begins "
+                     "(torch.compiler.cudagraph_mark_step_begin()).")
+        module = with_torch_import(tree, lightning_hook.mark_step_begin_in_start_hook(tree, owner, {node: new}))
+    marked = f", each step's start marked in {lightning_hook.START_HOOK}" if owner is not None else ""
     return Suggestion(
-        title='Compile the step with mode="reduce-overhead" (CUDA graphs: one launch per step)',
-        why=WHY,
-        patch=patch_for(tree, replace_nodes(tree.module, {node: new})),
+        title=f'{title} with mode="reduce-overhead" (CUDA graphs: one launch per step){marked}',
+        why=why,
+        patch=patch_for(tree, module),
         alternatives=["a larger batch: more work per launch"],
     )
 
