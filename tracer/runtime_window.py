@@ -13,8 +13,8 @@ and closes at the boundary ``steps`` steps later (or after ``seconds``, checked 
 reduced in-process to a compact timeline (``profile_timeline``) and written as one ``runtime`` event. Then the
 profiler is gone and every wrapper is a single flag check.
 
-After the window, the same number of steps (or seconds) is timed again at step boundaries with the profiler gone
-(``runtime_steady``): the program's own speed, unobserved. On a step of a millisecond or two (CUDA graphs) the
+After the window, the same number of steps (``steady``, where given; or seconds) is timed again at step boundaries
+with the profiler gone (``runtime_steady``): the program's own speed, unobserved. On a step of a millisecond or two (CUDA graphs) the
 profiler's own cost is a large share of the window's; the breakdown keeps the window's shares, the step time is the
 steady one. A compile or CUDA-graph recording in those steps ends them (a steady step compiles nothing).
 
@@ -55,22 +55,33 @@ class WindowSpec:
     # open the window at step 4 at the latest, so a 6-step run measures 2 and a 10-step run 6
     settle: int = 2
     seconds: float = 2.0  # the window also closes at the first step boundary after this long
+    # steps timed after the window without the profiler (None: as many as the window's). `tdiag fix --verify` asks
+    # for more than a short program's window holds: its step-time verdicts need 10 steady steps
+    steady: int | None = None
+
+    @property
+    def steady_steps(self) -> int:
+        return self.steps if self.steady is None else self.steady
+
+
+WINDOW_FORMAT = "STEPS[:SETTLE[:SECONDS[:STEADY]]]"
 
 
 def parse_window(text: str) -> WindowSpec:
-    """``STEPS[:SETTLE[:SECONDS]]``, e.g. ``20``, ``10:5``, ``50:3:5``."""
+    """``STEPS[:SETTLE[:SECONDS[:STEADY]]]``, e.g. ``20``, ``10:5``, ``50:3:5``, ``6:::12``."""
     parts = text.split(":")
-    if not 1 <= len(parts) <= 3:
-        raise ValueError(f"--profile-window expects STEPS[:SETTLE[:SECONDS]], got {text!r}")
+    if not 1 <= len(parts) <= 4:
+        raise ValueError(f"--profile-window expects {WINDOW_FORMAT}, got {text!r}")
     try:
         steps = int(parts[0])
         settle = int(parts[1]) if len(parts) > 1 and parts[1] else WindowSpec.settle
         seconds = float(parts[2]) if len(parts) > 2 and parts[2] else WindowSpec.seconds
+        steady = int(parts[3]) if len(parts) > 3 and parts[3] else None
     except ValueError:
-        raise ValueError(f"--profile-window expects STEPS[:SETTLE[:SECONDS]], got {text!r}") from None
-    if steps < 1 or settle < 0 or not seconds > 0:
-        raise ValueError(f"--profile-window needs STEPS >= 1, SETTLE >= 0 and SECONDS > 0, got {text!r}")
-    return WindowSpec(steps, settle, seconds)
+        raise ValueError(f"--profile-window expects {WINDOW_FORMAT}, got {text!r}") from None
+    if steps < 1 or settle < 0 or not seconds > 0 or (steady is not None and steady < 0):
+        raise ValueError(f"--profile-window needs STEPS >= 1, SETTLE >= 0, SECONDS > 0 and STEADY >= 0, got {text!r}")
+    return WindowSpec(steps, settle, seconds, steady)
 
 
 def _stop_in_child(window: weakref.ref) -> None:
@@ -207,7 +218,7 @@ class RuntimeWindow:
                 if self._settle_mark is not None:  # the step the window closed in carried its teardown: not timed
                     self._steady_us.append(int((now - self._settle_mark) * 1e6))
                 self._settle_mark = now
-                if len(self._steady_us) >= self.spec.steps or now - self._steady_t0 >= self.spec.seconds:
+                if len(self._steady_us) >= self.spec.steady_steps or now - self._steady_t0 >= self.spec.seconds:
                     self._end_steady(None)
                 return
             if self.state == "settling":

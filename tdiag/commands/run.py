@@ -41,8 +41,9 @@ class RunCommand:
                             help="replace matches in the recorded argv with *** (repeatable)")
         parser.add_argument(
             "--profile-window",
-            metavar="STEPS[:SETTLE[:SECONDS]]",
-            help="measure STEPS steps once SETTLE steps ran without a compile, at most SECONDS (default 20:2:2)",
+            metavar="STEPS[:SETTLE[:SECONDS[:STEADY]]]",
+            help="measure STEPS steps once SETTLE steps ran without a compile, at most SECONDS, then time STEADY "
+            "steps more without the profiler (default 20:2:2, STEADY as many as STEPS)",
         )
         parser.add_argument("--no-profile", action="store_true", help="do not measure a runtime window (no cost column)")
         parser.add_argument(

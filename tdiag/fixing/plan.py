@@ -3,7 +3,10 @@
 Every patch in a record is a unified diff against the same recorded snapshot, so patches that touch different lines
 of a file combine exactly: each hunk becomes "replace recorded lines [start, end) with these", and the edits of one
 file are applied together, bottom-up, to the snapshot. Two edits that touch the same lines (or insert at the same
-place) overlap; the one of the higher-ranked finding wins and the other is reported as held back.
+place) overlap; the one of the higher-ranked finding wins and the other is reported as held back. Step-time patches
+(a RUN finding's: CUDA graphs, the optimizer) give way to the others whatever their rank: ``tdiag fix --verify``
+judges them a round later, on the program its structural patches settle, so a step-time patch that claims a line
+would hold back a structural patch no round ever tries (GPT-2's `fused=True` beside `model.loss_type`'s line).
 """
 
 from __future__ import annotations
@@ -91,13 +94,18 @@ def plan_patches(analysis: Analysis, select: list[str] | None = None, ignore: li
         )
     patches = list(planned.values())
     taken: dict[str, list[tuple[PlannedPatch, Edit]]] = {}
-    for p in patches:
+    for p in [p for p in patches if not is_step_time(p)] + [p for p in patches if is_step_time(p)]:
         clash = next((q for q, e in taken.get(p.path, []) if any(e.overlaps(mine) for mine in p.edits)), None)
         if clash is not None:
             p.held_back = f"overlaps {clash.id} ({clash.title}); run `tdiag run` again after applying it"
             continue
         taken.setdefault(p.path, []).extend((p, e) for e in p.edits)
     return patches
+
+
+def is_step_time(patch: PlannedPatch) -> bool:
+    """A patch judged by step time alone (every finding it answers is a RUN finding's: CUDA graphs, the optimizer)."""
+    return all(code.startswith("RUN") for code in patch.codes)
 
 
 def _candidates(finding: Finding) -> list[PlannedPatch]:

@@ -25,7 +25,7 @@ from tdiag.analyzer.model import Analysis
 from tdiag.fixing.budget import Budget, OutOfBudget
 from tdiag.fixing.cache_verify import cache_comparison, is_cache_fix, verify_cache_fix
 from tdiag.fixing.compare import Comparison, Metrics, compare, judge_steps
-from tdiag.fixing.plan import PlannedPatch, by_file, merged_text, plan_patches
+from tdiag.fixing.plan import PlannedPatch, by_file, is_step_time, merged_text, plan_patches
 from tdiag.fixing.progress import Progress
 from tdiag.fixing.recorded import RecordedRun
 from tdiag.fixing.round import EagerBaseline, Round, Verification
@@ -262,14 +262,10 @@ def structure_first(patches: list[PlannedPatch]) -> tuple[list[PlannedPatch], li
     recompile fixes later), and a set refused together would cost a run of every patch alone. So a round holding
     any other patch leaves them to the next round, which plans them again from the record of the run it keeps (or,
     when the round keeps nothing, takes them as they are)."""
-    structural = [p for p in patches if not _step_time(p)]
+    structural = [p for p in patches if not is_step_time(p)]
     if not structural:
         return patches, []
-    return structural, [p for p in patches if _step_time(p)]
-
-
-def _step_time(patch: PlannedPatch) -> bool:
-    return all(code.startswith("RUN") for code in patch.codes)
+    return structural, [p for p in patches if is_step_time(p)]
 
 
 def _refused(together: Comparison, alone: list[tuple[PlannedPatch, Comparison, Runs]]) -> str:

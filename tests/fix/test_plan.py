@@ -49,3 +49,15 @@ def test_identical_patches_of_two_findings_are_one_patch_and_select_ignore_filte
     analysis = _analysis(_finding("RCP001", 9, same), _finding("BRK001", 2, RECORDED.replace("line 2\n", "two\n")))
     assert [p.codes for p in plan_patches(analysis, select=["BRK"])] == [["BRK001"]]
     assert [p.codes for p in plan_patches(analysis, ignore=["brk001"])] == [["RCP001"]]
+
+
+def test_a_step_time_patch_gives_way_to_a_structural_one_on_the_same_lines_whatever_their_rank():
+    # GPT-2's record: RUN001 (`fused=True` on the optimizer's line) ranks above BRK004 (`model.loss_type = ...`
+    # inserted at the same place), but --verify judges RUN patches a round later, so the rank must not hold back the
+    # break's fix, which no round would then try
+    fused = _finding("RUN001", 16, RECORDED.replace("line 16\n", "line 16 fused\n"))
+    loss_type = _finding("BRK004", 16, RECORDED.replace("line 16\n", "loss_type\nline 16\n"))
+    patches = plan_patches(_analysis(fused, loss_type))
+    assert [p.codes for p in patches] == [["RUN001"], ["BRK004"]]  # the findings' rank stays the display order
+    assert [p.applied for p in patches] == [False, True]
+    assert "overlaps BRK004@m.py:16" in patches[0].held_back

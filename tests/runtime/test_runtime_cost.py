@@ -127,7 +127,7 @@ def test_recompile_storm_is_compile_time_never_per_step(tmp_path, session_env):
 def test_parse_window():
     assert parse_window("7") == WindowSpec(7, WindowSpec.settle, WindowSpec.seconds)
     assert parse_window("7:0:1.5") == WindowSpec(7, 0, 1.5)
-    for bad in ("0", "x", "5:-1", "1:2:3:4", "5:1:0"):
+    for bad in ("0", "x", "5:-1", "1:2:3:4:5", "1:2:3:-4", "5:1:0"):
         with pytest.raises(ValueError):
             parse_window(bad)
 
