@@ -15,13 +15,12 @@ import sys
 import textwrap
 
 import pytest
-
 from tdiag.analyzer import build
+from tdiag.tracer.runtime_window import WindowSpec, parse_window
 
 from tdiag.fixing.compare import MIN_STEPS_TO_JUDGE, Metrics
 from tdiag.fixing.recorded import recorded_run
 from tdiag.fixing.rerun_window import MIN_WINDOW_STEPS, rerun_window, window_for
-from tdiag.tracer.runtime_window import WindowSpec, parse_window
 from tdiag.fixing.verify import Scratch
 
 TWENTY_FOUR_STEPS = textwrap.dedent("""\
