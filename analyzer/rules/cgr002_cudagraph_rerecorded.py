@@ -17,6 +17,12 @@ for batch in loader:            # last batch smaller, or variable-length sequenc
 Pad inputs to a few fixed sizes (bucket sequence lengths, `drop_last=True` for the loader), so a handful of
 graphs are recorded once and replayed; or mark the dimension dynamic and set
 `torch._inductor.config.triton.cudagraph_skip_dynamic_graphs = True` where padding is impossible.
+
+## When it stays quiet
+When that state is already reached: each size recorded once, at most `SETTLED_SIZES` of them, and the measured
+window (the program's steady steps) held no recording. GPT-2 with four sequence lengths, `mark_dynamic` and
+CUDA graphs records four graphs in its first steps and replays them after: the expert's program, not a fault, and
+its "fix" (keeping dynamic graphs out of CUDA graphs) would only undo the gain.
 """
 
 from collections import defaultdict
@@ -25,6 +31,8 @@ from tdiag.analyzer.evidence import CudaGraphEvidence
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._sites import anchor
+
+SETTLED_SIZES = 8  # a handful of sizes, each graph recorded once: the pool memory of a few graphs, paid once
 
 RULE = Rule("CGR002", "cudagraph-rerecorded", "warning", "A compiled function was recorded as a CUDA graph again",
             suggester="cudagraph_rerecord")
@@ -42,7 +50,7 @@ def check(ctx):
             for rec in graph.cudagraph.recordings:
                 by_mode[rec.mode or "?"].append(rec)
         mode, recs = max(by_mode.items(), key=lambda kv: (kv[0] in ("FORWARD", "INFERENCE"), len(kv[1])))
-        if len(recs) < 2:
+        if len(recs) < 2 or settled(recs, ctx.measured_window):
             continue
         first = graphs[0]
         entry = ctx.frame_sites.get((rank, frame_id))  # the call that passed the new sizes: where padding goes
@@ -72,6 +80,14 @@ def check(ctx):
             )
         )
     return findings
+
+
+def settled(recordings, window) -> bool:
+    """Each size recorded once, a handful of them, and none inside the measured window: the recordings were the
+    first steps' one-off cost and the steady steps replay."""
+    sizes = [tuple(r.inputs) or r.symint_key for r in recordings]
+    return (window is not None and window.status == "measured" and window.recording_s == 0 and window.compile_s == 0
+            and all(sizes) and len(set(sizes)) == len(sizes) <= SETTLED_SIZES)
 
 
 def varying_shapes(recordings) -> list[str]:
