@@ -118,6 +118,18 @@ def test_fused_true_already_refuses_foreach():
         optimizer_foreach.build(_ctx(fused), "train.py")
 
 
+
+def test_a_fused_optimizer_is_not_offered_the_compiled_step():
+    # GPT-2's round 2 kept reduce-overhead with fused=True; RUN002 then names the optimizer between the replays, and
+    # the compiled step on top of the fused kernel would only cost another round
+    fused = TRAIN.replace("lr=1e-3)", "lr=1e-3, fused=True)")
+    with pytest.raises(NoPatch, match="fused already"):
+        compiled_optimizer_step.build(_ctx(fused), "train.py")
+    text = fused.replace("torch.compile(model)", 'torch.compile(model, mode="reduce-overhead")')
+    with pytest.raises(NoPatch, match="CUDA graphs are on"):
+        launch_bound.suggest(_finding("RUN002"), _ctx(text, device="cuda", inductor=True, graphed=True))
+
+
 LIGHTNING = textwrap.dedent("""\
     import lightning as L
     import torch
