@@ -5,7 +5,9 @@ On a GPU every re-run compiles the model again (Inductor, CUDA graphs): one set 
 and a flow killed from outside loses every round it verified. With a budget the flow stops between runs instead:
 before each re-run it checks that the run fits what is left, judged by the longest run so far (a patched program's
 first run compiles cold and takes the longest; the analysis of its record is counted in). What was verified before
-that stays: the rounds kept are applied and saved, and ``stopped`` says which run did not fit and why.
+that stays: the rounds kept are applied and saved, and ``stopped`` says which run did not fit and why. Before the
+first re-run ends, the recorded run's own length stands in for it (a UNet whose record run took most of the
+budget was otherwise started, then killed from outside with nothing reported).
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ class OutOfBudget(Exception):
 
 
 class Budget:
-    def __init__(self, seconds: float | None, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, seconds: float | None, clock: Callable[[], float] = time.monotonic,
+                 recorded_run_s: float | None = None):
         self.seconds = seconds
         self._clock = clock
         self._start = clock()
         self._longest = 0.0  # the longest run so far, its analysis included
+        # until a re-run is measured: the recorded run's length (it compiled cold, so rarely shorter than a re-run)
+        self._recorded = recorded_run_s or 0.0
 
     @property
     def elapsed(self) -> float:
@@ -35,8 +40,9 @@ class Budget:
         if self.seconds is None:
             return
         elapsed = self.elapsed
-        if elapsed + runs * self._longest > self.seconds:
-            expected = f", about {self._longest:.0f} s a run" if self._longest else ""
+        run_s = self._longest or self._recorded
+        if elapsed + runs * run_s > self.seconds:
+            expected = (f", about {run_s:.0f} s a run" + ("" if self._longest else " as recorded")) if run_s else ""
             raise OutOfBudget(f"the {self.seconds:g} s budget (--budget) left no time for {what} "
                               f"({elapsed:.0f} s spent{expected})")
 

@@ -58,7 +58,7 @@ def fix(record: str, analysis: Analysis, options: FixOptions, progress: Progress
                 f"the recorded working directory {run.cwd} is outside the project root {run.root}: the re-runs start "
                 "there (only the project is copied; files the program writes relative to it land there)"
             )
-        _verify(run, chosen, options, report, progress)
+        _verify(run, chosen, options, report, progress, analysis.run.duration_s)
     if options.apply and chosen:
         from tdiag.fixing.apply import apply_report
 
@@ -81,7 +81,7 @@ def _is_under(path: Path, root: Path) -> bool:
 
 
 def _verify(run: RecordedRun, chosen: list[PlannedPatch], options: FixOptions, report: FixReport,
-            progress: Progress) -> None:
+            progress: Progress, recorded_run_s: float | None) -> None:
     from tdiag.fixing.rounds import verify_rounds
     from tdiag.fixing.verify import Scratch
 
@@ -89,5 +89,5 @@ def _verify(run: RecordedRun, chosen: list[PlannedPatch], options: FixOptions, r
         raise TdiagError("--verify re-runs single-process programs; this record has several ranks")
     with Scratch(run, keep=options.keep_scratch) as scratch:
         progress.scratch = scratch
-        report.verification = verify_rounds(run, chosen, options, scratch, progress)
+        report.verification = verify_rounds(run, chosen, options, scratch, progress, recorded_run_s)
         report.scratch = scratch.base if options.keep_scratch else None

@@ -51,11 +51,12 @@ class _State:
 
 
 def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch: Scratch,
-                  progress: Progress | None = None) -> Verification:
+                  progress: Progress | None = None, recorded_run_s: float | None = None) -> Verification:
+    """``recorded_run_s``: how long the recorded run took, the budget's guess at a re-run until one is measured."""
     from tdiag.analyzer import build
 
     progress = progress or Progress()
-    budget = Budget(options.budget)
+    budget = Budget(options.budget, recorded_run_s=recorded_run_s)
 
     def one_run(label: str, copy, env: dict[str, str], i: int, total: int) -> tuple[Analysis, RunResult]:
         budget.check(f"{progress.describe(label)}, run {i + 1} of {total}")

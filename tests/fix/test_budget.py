@@ -43,6 +43,19 @@ def test_a_run_that_would_end_past_the_budget_is_not_started():
         budget.check("a third run")
 
 
+def test_before_a_run_is_measured_the_recorded_run_stands_in_for_it():
+    clock = _Clock()
+    budget = Budget(100, clock, recorded_run_s=120)  # a UNet whose record run took 120 s
+    with pytest.raises(OutOfBudget, match=r"left no time for the first run \(0 s spent, about 120 s a run as recorded\)"):
+        budget.check("the first run")
+    quick = Budget(100, clock, recorded_run_s=60)
+    quick.check("the first run")
+    clock.now = 30
+    quick.ran(30)  # the re-run, warm, took 30 s: it, not the record, judges from now on
+    quick.check("a second run")  # 30 + 30 <= 100 (60 + 60 would not be)
+    quick.check("two more runs", runs=2)
+
+
 def test_a_set_of_several_runs_is_judged_whole_and_no_budget_never_stops():
     clock = _Clock()
     budget = Budget(100, clock)
@@ -59,9 +72,9 @@ def test_a_set_of_several_runs_is_judged_whole_and_no_budget_never_stops():
 class _EachRunTakes100s(Budget):
     """A real flow's runs, each counted as 100 s: where the budget cuts does not depend on this machine's speed."""
 
-    def __init__(self, seconds):
+    def __init__(self, seconds, recorded_run_s=None):
         self.runs = 0
-        super().__init__(seconds, lambda: 100.0 * self.runs)
+        super().__init__(seconds, lambda: 100.0 * self.runs, recorded_run_s=100.0)
 
     def ran(self, seconds: float, runs: int = 1) -> None:
         self.runs += runs
@@ -100,8 +113,9 @@ def test_a_budget_too_short_for_the_baseline_verifies_and_applies_nothing(tmp_pa
     source = project.root / "masked_breaks.py"
     original = source.read_text()
     rc, data = project.fix_json("--verify", "--apply", "--repeat", "2", "--budget", "0.5")
-    # the first run starts (nothing is measured yet), the second would end past half a second
-    assert data["stopped"].startswith("the 0.5 s budget (--budget) left no time for the program unpatched, run 2 of 2")
+    # the recorded run took longer than half a second: not even the first run starts
+    assert data["stopped"].startswith("the 0.5 s budget (--budget) left no time for the program unpatched, run 1 of 2")
+    assert "s a run as recorded)" in data["stopped"]
     assert data["stopped"].endswith("nothing verified")
     assert data["verification"] == [] and source.read_text() == original
     assert rc == 0
