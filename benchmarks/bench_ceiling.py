@@ -49,6 +49,16 @@ class Result:
     fix: dict = field(default_factory=dict)  # `tdiag fix --format json` as it answered
     patched: str = ""  # the program after tdiag's kept rounds
 
+    def read_fix(self, data: dict) -> None:
+        """`tdiag fix --format json`'s answer: its rounds, the patches kept and the findings its last kept run left."""
+        self.fix = data
+        self.rounds = data.get("rounds", 0)
+        self.kept = [p["id"] for p in data.get("kept") or []]
+        kept_runs = [c for c in data.get("verification", []) if c.get("kept")]
+        verification = data.get("verification") or []
+        last = kept_runs[-1]["after"] if kept_runs else (verification[0]["before"] if verification else {})
+        self.left = dict(last.get("findings", {}))
+
     def best(self, version: str) -> float | None:
         return min(self.times.get(version) or [None], key=lambda t: t if t is not None else float("inf"))
 
@@ -164,12 +174,7 @@ def tdiag_rounds(name: str, args: list[str], work: Path, result: Result, repeat:
     except ValueError:
         result.error = f"tdiag fix failed: {proc.stderr.strip()[-400:]}"
         return project / f"{name}.py"
-    result.fix = data
-    result.rounds = data.get("rounds", 0)
-    result.kept = [p["id"] for p in data.get("kept") or []]
-    kept_runs = [c for c in data.get("verification", []) if c.get("kept")]
-    last = kept_runs[-1]["after"] if kept_runs else (data["verification"][0]["before"] if data.get("verification") else {})
-    result.left = dict(last.get("findings", {}))
+    result.read_fix(data)
     return project / f"{name}.py"
 
 
