@@ -8,7 +8,7 @@ its step 24 times spends them all in the default 20-step window and gets no stea
 judged on profiled time. The record says how many times the step was called and how many the window held: when
 the steps after the window were fewer than the window's, the re-runs give the steady phase the steps a verdict
 needs (``MIN_STEPS_TO_JUDGE``, and ``SETTLE_MARGIN`` more for a patched version that settles a little later: CUDA
-graphs record each shape on its second call) and the profiled window the rest, at least ``MIN_WINDOW_STEPS`` (the
+graphs warm up and record each size first) and the profiled window the rest, at least ``MIN_WINDOW_STEPS`` (the
 next round's findings still read its breakdown): ``--profile-window WINDOW:::STEADY``, since the steady phase
 otherwise times only as many steps as the window. An even split left GPT-2 9 steady steps on an H100, one short of
 a verdict, so its CUDA graphs (6.9 -> 3.4 ms a step) were "not judged" and never kept.
@@ -22,7 +22,8 @@ from tdiag.fixing.compare import MIN_STEPS_TO_JUDGE
 from tdiag.record import open_record
 
 MIN_WINDOW_STEPS = 3  # analyzer/runtime.py's MIN_STEADY_STEPS: fewer steady steps say nothing
-SETTLE_MARGIN = 2  # steps a patched version may take longer to settle than the record did
+SETTLE_MARGIN = 4  # steps a patched version may take longer to settle than the record did (CUDA graphs: a warm-up
+# and a recording per size)
 PROGRAM_ENDED = "the program ended"  # runtime_steady's ``ended`` when the program, not a compile, ended the phase
 
 
