@@ -417,7 +417,7 @@ class RuntimeSummary:
     # per kind of collective (all-gather, reduce-scatter, all-reduce, ...): calls, issue_s (the program's threads in
     # c10d's ops), run_s (the backend running it: gloo's workers, NCCL's kernels; overlaps compute when asynchronous)
     collectives: dict[str, dict[str, float]] = field(default_factory=dict)
-    # the steps after the window, timed without the profiler (the record's ``runtime_steady``): their mean, the
+    # the steps after the window, timed without the profiler (the record's ``runtime_steady``): their median, the
     # program's step unobserved (the window's parts stay its shares), and how many steps it spans; None / 0 where the
     # program ended with the window or compiled again right after it
     steady_step_s: float | None = None

@@ -11,6 +11,7 @@ the eager time each finding explains is ``cost.py``'s business.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import field
 from typing import Any
 
@@ -84,14 +85,17 @@ def parse(log: Any) -> RuntimeFacts | None:
 
 
 def _add_steady(windows: list[RankWindow], events: list[dict[str, Any]]) -> None:
-    """Each rank's steps timed after its window without the profiler (``runtime_steady``): their mean, beside the
-    window's. Fewer than MIN_STEADY_STEPS say nothing about a steady speed and are left out."""
+    """Each rank's steps timed after its window without the profiler (``runtime_steady``): their median, beside the
+    window's mean. The median, as torch.utils.benchmark and the ceiling programs' own timers take it: one step that
+    spans an epoch's end (a Lightning loop's teardown, a loader's restart) or a checkpoint is an outlier, not the
+    speed, and a mean carrying it decided a verdict (lightning_train under CUDA graphs on an H100: 299 ms "a step"
+    over 9 steps of about 2 ms). Fewer than MIN_STEADY_STEPS say nothing about a steady speed and are left out."""
     by_rank = {ev.get("rank"): ev for ev in events}
     for window in windows:
         ev = by_rank.get(window.rank)
         steps = [v for v in (ev or {}).get("step_us") or [] if isinstance(v, (int, float)) and v >= 0]
         if len(steps) >= MIN_STEADY_STEPS:
-            window.summary.steady_step_s = round(sum(steps) / len(steps) * US, 9)
+            window.summary.steady_step_s = round(statistics.median(steps) * US, 9)
             window.summary.steady_steps = len(steps)
 
 

@@ -33,7 +33,8 @@ from tdiag.analyzer.rules._breaks import ranks_of
 from tdiag.analyzer.rules._cudagraph_fixes import fix_for
 from tdiag.analyzer.rules._sites import anchor, frame_call_sites
 
-RULE = Rule("CGR001", "cudagraph-skipped", "warning", "A compiled graph ran without CUDA graphs")
+RULE = Rule("CGR001", "cudagraph-skipped", "warning", "A compiled graph ran without CUDA graphs",
+            suggester="cudagraph_skip")
 
 
 def check(ctx):

@@ -35,6 +35,8 @@ PATCH_KINDS: dict[str, PatchKind] = {
     "crash": PatchKind("tdiag.analyzer.suggestions.crash:suggest", "tdiag.analyzer.suggestions.crash:fallback"),
     # CGR002: cudagraph_skip_dynamic_graphs for a dynamic graph recorded once per size
     "cudagraph_rerecord": PatchKind("tdiag.analyzer.suggestions.cudagraph_rerecord:suggest"),
+    # CGR001: a host read torch names as the reason CUDA graphs were skipped, taken out of the compiled function
+    "cudagraph_skip": PatchKind("tdiag.analyzer.suggestions.cudagraph_skip:suggest"),
     "dtype_change": PatchKind("tdiag.analyzer.suggestions.dtype_change:suggest"),
     "frame_skipped": PatchKind("tdiag.analyzer.suggestions.frame_skipped:suggest"),
     # RUN002: mode="reduce-overhead" on the step's compile; with CUDA graphs on, the optimizer's candidates

@@ -34,20 +34,25 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     tree = ctx.tree(finding.path)
     call = host_call_on_line(tree, finding, ("item",))
     try:
-        return _keep_tensor(tree, call)
+        return keep_tensor(tree, call)
     except NoPatch as why_not:
         keep_tensor_refused = why_not
-    # the candidates in the order `tdiag fix --verify` tries them: the read moved after the call (or, in a
-    # LightningModule's training_step, into the hook Lightning calls after it), or the tensor returned and read there
-    # (the hand fixes: one graph, nothing on the host), then the scalar captured in the graph
-    keep_tensor = f"keep it a tensor (no patch: {keep_tensor_refused})"
-    statement = tree.enclosing_statement_line(call)
-    first = first_candidate((lambda: read_after_call.build(tree, statement),
-                             lambda: lightning_hook.build(tree, statement),
-                             lambda: read_after_call.build_returned(tree, call),
-                             lambda: capture_scalar_outputs(tree)), [keep_tensor])
-    first.alternatives = [keep_tensor, *_vectorise_alternatives()]
+    # the candidates in the order `tdiag fix --verify` tries them: the read taken out of the function, then the
+    # scalar captured in the graph
+    kept_words = f"keep it a tensor (no patch: {keep_tensor_refused})"
+    first = first_candidate((*read_elsewhere(tree, call), lambda: capture_scalar_outputs(tree)), [kept_words])
+    first.alternatives = [kept_words, *_vectorise_alternatives()]
     return first
+
+
+def read_elsewhere(tree: SourceTree, call: cst.Call) -> tuple:
+    """The patches that take the host read out of the compiled function, in the order they are tried: the read moved
+    after the call (or, in a LightningModule's training_step, into the hook Lightning calls after it), or the tensor
+    returned and read there (the hand fixes: one graph, nothing on the host)."""
+    statement = tree.enclosing_statement_line(call)
+    return (lambda: read_after_call.build(tree, statement),
+            lambda: lightning_hook.build(tree, statement),
+            lambda: read_after_call.build_returned(tree, call))
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
@@ -74,7 +79,7 @@ def host_call_on_line(tree: SourceTree, finding: Finding, methods: tuple[str, ..
     return calls[0]
 
 
-def _keep_tensor(tree: SourceTree, call: cst.Call) -> Suggestion:
+def keep_tensor(tree: SourceTree, call: cst.Call) -> Suggestion:
     assign = tree.parent(call)
     if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
         raise NoPatch("the .item() result is not assigned to a name")

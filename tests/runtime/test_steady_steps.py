@@ -9,6 +9,7 @@ intervals 24..43 (0-based from the first step's start).
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,8 @@ def test_the_steps_after_the_window_are_the_programs_own(steady_run):
     assert sum(steady["step_us"]) == pytest.approx(sum(theirs), rel=0.10, abs=200)
     runtime = build(out).summary.runtime
     assert runtime.steady_steps == 20
-    assert runtime.steady_step_s == pytest.approx(sum(steady["step_us"]) / 20 * 1e-6, rel=1e-3)
+    assert runtime.steady_step_s == pytest.approx(statistics.median(steady["step_us"]) * 1e-6, rel=1e-3)
+    assert runtime.steady_step_s == pytest.approx(statistics.median(theirs) * 1e-6, rel=0.25, abs=200e-6)
     # what tdiag fix --verify judges and every output shows
     assert step_time(build(out)) == runtime.steady_step_s
 
@@ -75,3 +77,18 @@ def test_a_program_ending_right_after_the_window_has_no_steady_time(tmp_path, se
     runtime = build(out).summary.runtime
     assert runtime.steady_step_s is None
     assert step_time(build(out)) == pytest.approx(runtime.window_s / runtime.steps)
+
+
+def test_one_step_spanning_an_epochs_end_is_not_the_step_time(tmp_path):
+    # lightning_train under CUDA graphs on an H100: about 2 ms steps, one of them spanning the epoch's teardown; the
+    # mean said 299 ms a step and decided a verdict
+    from tdiag.record import RecordWriter
+
+    w = RecordWriter(tmp_path / "events.jsonl", {"argv": ["train.py"], "root": str(tmp_path), "cwd": str(tmp_path)})
+    w.write({"type": "runtime", "status": "measured", "steps": 4, "planned_steps": 4, "window_us": 12_000,
+             "step_function": "step", "device": "cuda", "time_us": {"graph": {"0/0": 8_000}, "eager": {"": 4_000}}})
+    w.write({"type": "runtime_steady", "steps": 9, "step_us": [2_000] * 8 + [2_672_000]})
+    w.write({"type": "exit", "code": 0, "reason": "exit", "duration_s": 1.0})
+    w.close()
+    runtime = build(tmp_path).summary.runtime
+    assert runtime.steady_steps == 9 and runtime.steady_step_s == pytest.approx(0.002)
