@@ -22,6 +22,8 @@ def step(x, stats):
 def step(x, stats):
     return x * 2, stats + x.sum()   # return the new value instead of mutating the input
 ```
+A host read torch names as the reason (`.item()` kept in the graph by `capture_scalar_outputs`) gets a patch: the
+read and what prints it move after the call, as BRK002's do; `tdiag fix --verify` tries them in that order.
 """
 
 from collections import defaultdict
