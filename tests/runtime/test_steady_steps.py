@@ -92,3 +92,40 @@ def test_one_step_spanning_an_epochs_end_is_not_the_step_time(tmp_path):
     w.close()
     runtime = build(tmp_path).summary.runtime
     assert runtime.steady_steps == 9 and runtime.steady_step_s == pytest.approx(0.002)
+
+
+SLOW_STEPS = """\
+import time
+
+import torch
+
+
+@torch.compile(backend="eager")
+def step(x):
+    time.sleep(0.05)  # a slow step (a busy machine): 12 of them outlast the window's 0.2 s
+    return x * 2
+
+
+for i in range(20):
+    step(torch.ones(4))
+"""
+
+
+def test_steady_steps_asked_for_are_timed_whatever_they_take(tmp_path, session_env):
+    # `tdiag fix --verify` asks for the steady steps its verdicts need; the window's seconds must not cut them short
+    (tmp_path / "slow.py").write_text(SLOW_STEPS)
+    out = tmp_path / "record"
+    proc = run_tdiag(["run", "--no-tui", "-o", str(out), "--profile-window", "3:2:0.2:12", str(tmp_path / "slow.py")],
+                     session_env)
+    assert proc.returncode == 0, proc.stderr
+    steady = next(json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()
+                  if json.loads(line)["type"] == "runtime_steady")
+    assert steady["steps"] >= 10 and sum(steady["step_us"]) > 200_000
+    # without STEADY the seconds still bound it, as they bound the window
+    out2 = tmp_path / "record2"
+    proc = run_tdiag(["run", "--no-tui", "-o", str(out2), "--profile-window", "12:2:0.2", str(tmp_path / "slow.py")],
+                     session_env)
+    assert proc.returncode == 0, proc.stderr
+    runtime = next(json.loads(line) for line in (out2 / "events.jsonl").read_text().splitlines()
+                   if json.loads(line)["type"] == "runtime")
+    assert runtime["steps"] < 12
