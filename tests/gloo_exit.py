@@ -68,3 +68,15 @@ def _not_torch_exit_abort(output: str, run_dir: Path) -> str | None:
     if not finished or unfinished:
         return f"rank(s) {unfinished or 'all'} did not record the program's normal exit before the abort"
     return None
+
+
+def assert_plain_job_finished(plain, verdict, nproc: int) -> None:
+    """The differential harness's plain run (torchrun, no tdiag) of an ``nproc``-rank job finished: every rank wrote its
+    counters (at exit, once its program ended), and exited 0 or, only by torch's gloo exit abort, which the harness's
+    ``compare`` explains (``verdict``, then: a warning). FSDP2's reduce-scatters run in backward hooks, so their
+    work objects carry the stashed context this module's docstring describes (per_block.py's plain run, once on CI)."""
+    assert len(plain.counters) == nproc, plain.stderr_tail
+    if plain.exit_code != 0:
+        assert plain.exit_abort and any("gloo exit abort" in e for e in verdict.explained), plain.stderr_tail
+        warnings.warn(TorchGlooExitAbort("the plain run (no tdiag) hit torch's gloo exit abort after every rank "
+                                         "wrote its counters"), stacklevel=2)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gloo_exit
+import pytest
 from differential_testing import Outcome, compare
 
 
@@ -61,3 +63,14 @@ def test_any_other_exit_difference_is_counted():
     # a process that never wrote its counters did not end its program: the abort may have cut it short
     cut_short = failed(outcome("run", ["prog.py:f", "torch/x.py:g"], 2), processes=())
     assert not compare(PLAIN, cut_short, TRACED).identical
+
+
+def test_a_plain_job_that_hit_the_exit_abort_finished_with_a_warning_and_any_other_failure_did_not():
+    plain = failed(outcome("plain", ["prog.py:f", "torch/x.py:g"], 2))
+    with pytest.warns(gloo_exit.TorchGlooExitAbort):
+        gloo_exit.assert_plain_job_finished(plain, compare(plain, PLAIN, TRACED), 1)
+    crashed = failed(outcome("plain", ["prog.py:f", "torch/x.py:g"], 2), exit_abort=False)
+    with pytest.raises(AssertionError):
+        gloo_exit.assert_plain_job_finished(crashed, compare(crashed, PLAIN, TRACED), 1)
+    with pytest.raises(AssertionError):  # a rank that wrote no counters never finished its program
+        gloo_exit.assert_plain_job_finished(PLAIN, compare(PLAIN, PLAIN, TRACED), 2)

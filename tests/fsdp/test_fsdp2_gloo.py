@@ -16,6 +16,7 @@ import dataclasses
 import os
 from pathlib import Path
 
+import gloo_exit
 import pytest
 from differential_testing import MODES, PLAIN, compare, load, run
 from tdiag.analyzer import build
@@ -50,8 +51,9 @@ def blocks_2(tmp_path_factory):
 
 
 def _assert_identical(plain, under, nproc):
-    assert plain.exit_code == 0 and len(plain.counters) == nproc, plain.stderr_tail
-    assert compare(plain, under).differences == []
+    verdict = compare(plain, under)
+    assert verdict.differences == []
+    gloo_exit.assert_plain_job_finished(plain, verdict, nproc)
 
 
 def _per_rank_recompiles(plain) -> dict[int, int]:

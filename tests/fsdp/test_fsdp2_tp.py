@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import gloo_exit
 import pytest
 from differential_testing import MODES, PLAIN, compare, load, run
 from tdiag.analyzer import build
@@ -28,8 +29,9 @@ def test_fsdp_with_tensor_parallel_on_a_2x2_mesh(tmp_path):
     assert program.nproc == 4
     plain = run(program, PLAIN, False, tmp_path, tmp_path / "cache")
     under = run(program, MODES["run"], False, tmp_path, tmp_path / "cache")
-    assert plain.exit_code == 0 and len(plain.counters) == 4, plain.stderr_tail
-    assert compare(plain, under).differences == []
+    verdict = compare(plain, under)
+    assert verdict.differences == []
+    gloo_exit.assert_plain_job_finished(plain, verdict, 4)
     assert _per_rank_recompiles(plain) == {r: 1 for r in range(4)}
     (record,) = tmp_path.glob("fsdp_tp-run-*/record")
     a = build(record)

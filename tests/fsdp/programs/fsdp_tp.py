@@ -44,5 +44,4 @@ for step in range(int(sys.argv[1]) if len(sys.argv) > 1 else 8):
     value = loss.item()
 if dist.get_rank() == 0:
     print(f"final loss {value:.4f}")
-dist.barrier()  # every rank past its last collective before gloo is torn down (see per_block.py)
 dist.destroy_process_group()
