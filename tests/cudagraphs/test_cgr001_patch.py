@@ -9,10 +9,9 @@ logged through output_code.py with "skipping cudagraphs due to " in front).
 
 from __future__ import annotations
 
+from gpu_records import start_record
 from tdiag.analyzer import build
 from tdiag.analyzer.suggestions import apply_patch
-
-from tdiag.record import RecordWriter
 
 TRAIN = """import torch
 
@@ -35,17 +34,10 @@ READ_LINE = 9
 
 
 def _record(tmp_path, reason: str):
-    path = str(tmp_path / "train.py")
-    w = RecordWriter(tmp_path / "events.jsonl", {"argv": ["train.py"], "root": str(tmp_path), "cwd": str(tmp_path)})
-    w.write({"type": "source", "path": path, "text": TRAIN})
-    compiled = {"compile_id": "0/0", "co_name": "step", "co_filename": path, "co_firstlineno": 6,
-                "graph_op_count": 3, "has_guarded_code": True}
-    skip = {"type": "log", "logger": "torch._inductor.cudagraph_utils.__cudagraphs", "level": "WARNING",
-            "msg": reason.format(path=path), "compile_id": "0/0"}  # compiler/cudagraph_watch.py's record of it
-    for event in ({"type": "torch", "name": "compilation_metrics", "meta": {
-                       "frame_id": 0, "frame_compile_id": 0, "compilation_metrics": compiled}},
-                  skip, {"type": "exit", "code": 0, "reason": "exit", "duration_s": 1.0}):
-        w.write(event)
+    w, path = start_record(tmp_path, TRAIN, line=6)
+    w.write({"type": "log", "logger": "torch._inductor.cudagraph_utils.__cudagraphs", "level": "WARNING",
+             "msg": reason.format(path=path), "compile_id": "0/0"})  # compiler/cudagraph_watch.py's record of it
+    w.write({"type": "exit", "code": 0, "reason": "exit", "duration_s": 1.0})
     w.close()
     return build(tmp_path)
 

@@ -9,21 +9,14 @@ compiler/cudagraph_watch.py, a measured ``runtime`` event labelled by tracer/pro
 
 from __future__ import annotations
 
+from gpu_records import start_record
 from tdiag.analyzer import build
-
-from tdiag.record import RecordWriter
 
 TRAIN = "import torch\n\n\ndef step(ids):\n    return (ids * 2).relu().sum()\n"
 
 
 def _record(tmp_path, lengths: list[int], window_recording_us: int = 0):
-    path = str(tmp_path / "train.py")
-    w = RecordWriter(tmp_path / "events.jsonl", {"argv": ["train.py"], "root": str(tmp_path), "cwd": str(tmp_path)})
-    w.write({"type": "source", "path": path, "text": TRAIN})
-    w.write({"type": "torch", "name": "compilation_metrics", "meta": {
-        "frame_id": 0, "frame_compile_id": 0,
-        "compilation_metrics": {"compile_id": "0/0", "co_name": "step", "co_filename": path, "co_firstlineno": 4,
-                                "graph_op_count": 3, "has_guarded_code": True}}})
+    w, path = start_record(tmp_path, TRAIN)
     for n, length in enumerate(lengths):
         t = 1.0 + n
         w.write({"type": "compile_start", "t": t, "compile_id": "0/0", "trigger": "CUDAGRAPH_RECORDING"})

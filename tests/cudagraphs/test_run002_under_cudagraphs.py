@@ -11,21 +11,14 @@ benchmarks/gpu_expert.py on the H200.
 
 from __future__ import annotations
 
+from gpu_records import start_record
 from tdiag.analyzer import build
-
-from tdiag.record import RecordWriter
 
 TRAIN = "import torch\n\n\ndef step(x):\n    return (x * 2).relu().sum()\n"
 
 
 def _record(tmp_path, time_us: dict, busy_us: int, window_us: int = 20_000, recorded: bool = True):
-    path = str(tmp_path / "train.py")
-    w = RecordWriter(tmp_path / "events.jsonl", {"argv": ["train.py"], "root": str(tmp_path), "cwd": str(tmp_path)})
-    w.write({"type": "source", "path": path, "text": TRAIN})
-    w.write({"type": "torch", "name": "compilation_metrics", "meta": {
-        "frame_id": 0, "frame_compile_id": 0,
-        "compilation_metrics": {"compile_id": "0/0", "co_name": "step", "co_filename": path, "co_firstlineno": 4,
-                                "graph_op_count": 3, "has_guarded_code": True}}})
+    w, path = start_record(tmp_path, TRAIN)
     if recorded:  # one recording (CUDAGraphTreeManager.record_function runs in a CUDAGRAPH_RECORDING bracket)
         w.write({"type": "compile_start", "t": 1.0, "compile_id": "0/0", "trigger": "CUDAGRAPH_RECORDING"})
         w.write({"type": "log", "logger": "tdiag.cudagraph_recording", "level": "DEBUG", "compile_id": "0/0",

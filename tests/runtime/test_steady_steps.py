@@ -111,21 +111,19 @@ for i in range(20):
 """
 
 
+def _slow_run_event(tmp_path, env, window: str, kind: str) -> dict:
+    """The ``kind`` event of slow.py's record under ``--profile-window window``."""
+    out = tmp_path / f"record-{window.replace(':', '_')}"
+    proc = run_tdiag(["run", "--no-tui", "-o", str(out), "--profile-window", window, str(tmp_path / "slow.py")], env)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    return next(e for e in events if e["type"] == kind)
+
+
 def test_steady_steps_asked_for_are_timed_whatever_they_take(tmp_path, session_env):
     # `tdiag fix --verify` asks for the steady steps its verdicts need; the window's seconds must not cut them short
     (tmp_path / "slow.py").write_text(SLOW_STEPS)
-    out = tmp_path / "record"
-    proc = run_tdiag(["run", "--no-tui", "-o", str(out), "--profile-window", "3:2:0.2:12", str(tmp_path / "slow.py")],
-                     session_env)
-    assert proc.returncode == 0, proc.stderr
-    steady = next(json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()
-                  if json.loads(line)["type"] == "runtime_steady")
+    steady = _slow_run_event(tmp_path, session_env, "3:2:0.2:12", "runtime_steady")
     assert steady["steps"] >= 10 and sum(steady["step_us"]) > 200_000
     # without STEADY the seconds still bound it, as they bound the window
-    out2 = tmp_path / "record2"
-    proc = run_tdiag(["run", "--no-tui", "-o", str(out2), "--profile-window", "12:2:0.2", str(tmp_path / "slow.py")],
-                     session_env)
-    assert proc.returncode == 0, proc.stderr
-    runtime = next(json.loads(line) for line in (out2 / "events.jsonl").read_text().splitlines()
-                   if json.loads(line)["type"] == "runtime")
-    assert runtime["steps"] < 12
+    assert _slow_run_event(tmp_path, session_env, "12:2:0.2", "runtime")["steps"] < 12
