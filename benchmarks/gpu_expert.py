@@ -173,8 +173,11 @@ def fix_phase(results: Results, deadline: float, programs: tuple[str, ...] = FIX
                                   c["after"].get("tdiag_run_s"), c.get("kept"))
                                  for c in (result.fix or {}).get("verification", [])])
         step_time = [k for k in kept if k.startswith(("RUN001", "RUN002"))]
-        results.check(f"fix_{name}", not result.error and spent <= budget,
-                      f"{spent:.0f} s, {result.rounds} round(s), kept {', '.join(kept) or 'nothing'}"
+        stopped = (result.fix or {}).get("stopped") or ""
+        cut = "(--budget)" in stopped  # a round the budget left unmeasured: the flow did not finish its work
+        results.check(f"fix_{name}", not result.error and spent <= budget and not cut,
+                      f"{spent:.0f} s, {result.rounds} round(s){' cut by the budget' if cut else ''}, "
+                      f"kept {', '.join(kept) or 'nothing'}"
                       f" (step-time patches: {', '.join(step_time) or 'none'}); left "
                       f"{','.join(sorted(result.left)) or 'none'}{'; ' + result.error if result.error else ''}")
         done[name] = result
