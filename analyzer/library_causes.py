@@ -126,6 +126,29 @@ def match(finding: Finding) -> tuple[LibraryCause, Frame] | None:
     return (best[1], best[2]) if best else None
 
 
+def inner_cause(finding: Finding) -> LibraryCause | None:
+    """For a frame Dynamo skipped (BRK006), the catalogue entry of the break that made it skip, when that break has
+    a known cause of its own: an entry of another break code whose frame is the one the break happened in
+    (``finding.library_frame``) and whose reason torch's words match. Removing that break lets the skipped frame
+    compile whole, which beats routing around the frame (peft's forward skipped for transformers' loss_type
+    warning: the hand fix sets ``loss_type``, not a different compile target)."""
+    frame = finding.library_frame
+    if frame is None:
+        return None
+    text = reason_text(finding)
+    for entry in catalogue():
+        if entry.options.get("framework") or finding.code in entry.codes or is_by_design(entry):
+            continue
+        # torch's words for a skip give the inner break's reason, not the call's arguments the entry's own reason
+        # may quote (a warning's text): an entry says what to match then (``skipped_reason``)
+        reason = entry.options.get("skipped_reason") or entry.reason
+        if not any(code.startswith("BRK") for code in entry.codes) or not re.search(reason, text):
+            continue
+        if any(p.matches(frame) for p in entry.frames):
+            return entry
+    return None
+
+
 def framework_cause(finding: Finding, framework: str) -> LibraryCause | None:
     """The entry for a cause that a framework's own call makes (the Trainer's collator, generate's prefill and
     decode): chosen by the framework call on the user's line, then checked like any entry (code, torch's reason)."""

@@ -14,7 +14,14 @@ import re
 
 import libcst as cst
 from tdiag.analyzer.evidence import BreakEvidence, RecompileEvidence, evidence_as
-from tdiag.analyzer.library_causes import LibraryCause, cause_frame, is_by_design, library_name, match
+from tdiag.analyzer.library_causes import (
+    LibraryCause,
+    cause_frame,
+    inner_cause,
+    is_by_design,
+    library_name,
+    match,
+)
 from tdiag.analyzer.model import Finding, Frame, Suggestion
 from tdiag.analyzer.rules import BREAK_FAMILIES, get_rule
 from tdiag.analyzer.suggestions.helpers.call_arguments import user_expression
@@ -39,16 +46,41 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     """The library-side suggestion, or None when the finding's cause is not in a library (or nothing better than
     the rule's own suggester is known)."""
     found = match(finding)
+    inner = _inner_break_fix(finding, ctx) if _frame_skipped(finding) else None
+    if inner is not None:  # the break that made Dynamo skip the frame has its own fix: that first, the frame's next
+        inner.candidates = [c for c in [_from_catalogue(finding, ctx, *found)] if c.patch] if found else []
+        return inner
     if found is not None:
         return _from_catalogue(finding, ctx, *found)
     frame = cause_frame(finding)
     if frame is None or finding.family not in BREAK_FAMILIES:
         return None
-    rule = get_rule(finding.code)
-    skipped = rule is not None and rule.suggester == "frame_skipped"
-    if skipped and not _LOGGER.search(evidence_as(finding.evidence, BreakEvidence).context or ""):
+    if _frame_skipped(finding) and not _LOGGER.search(evidence_as(finding.evidence, BreakEvidence).context or ""):
         return None  # a frame Dynamo gave up on: the frame-skip suggester says which break made it skip
     return _unknown_break(finding, ctx, frame)
+
+
+def _frame_skipped(finding: Finding) -> bool:
+    rule = get_rule(finding.code)
+    return rule is not None and rule.suggester == "frame_skipped"
+
+
+def _inner_break_fix(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
+    """The catalogue's patch for the break that made Dynamo skip a frame (library_causes.inner_cause), or None when
+    that break has no known cause or its patch does not apply here."""
+    from tdiag.analyzer.suggestions.frame_skipped import skipped_frame
+
+    entry = inner_cause(finding)
+    if entry is None or finding.library_frame is None:
+        return None
+    suggestion = _from_catalogue(finding, ctx, entry, finding.library_frame)
+    if suggestion.patch is None:
+        return None
+    suggestion.why = (f"This break made Dynamo skip {skipped_frame(finding)} (it cannot resume inside it); without "
+                      f"the break that frame compiles whole. " + suggestion.why)
+    text = suggestion.title[:1].lower() + suggestion.title[1:]
+    suggestion.fix = f"{text} (cause: {where(finding.library_frame)}, which made Dynamo skip the frame around it)"
+    return suggestion
 
 
 def fix_line(finding: Finding, suggestion: Suggestion) -> str:
@@ -79,7 +111,8 @@ def _from_catalogue(finding: Finding, ctx: SuggestionContext, entry: LibraryCaus
         under = _under_framework_logger(finding, ctx, entry, frame)
         if under is not None:
             return under
-    values = {"model": "model", "value": _value(finding, entry) or _guarded_value(finding, ctx, entry) or "..."}
+    values = {"model": "model", "value": _value(finding, entry) or _guarded_value(finding, ctx, entry)
+              or entry.options.get("value_default") or "..."}
     patch, note = None, None
     if entry.patch:
         try:
@@ -192,6 +225,10 @@ def _on_the_model(finding, ctx, values, statement_for):
     except NoPatch:
         model, statement, before = _built_model_statement(tree, library_name(finding.library_frame.path)
                                                           if finding.library_frame else None)
+    if model in _peft_wrapped(tree):
+        # peft's wrapper passes attribute reads to the model it wraps but keeps attribute writes: what the library
+        # reads (`loss_type`) must be set on the base model (peft's `get_base_model()`)
+        model = f"{model}.get_base_model()"
     line = cst.parse_statement(statement_for(model) + "\n")
     return _insert(tree, statement, [line], before), {**values, "model": model}
 
@@ -255,8 +292,7 @@ def _compile_base_model(finding, ctx, entry, values):
     tree = ctx.tree(finding.path)
     compiles = [c for c in tree.nodes(cst.Call) if tree.qualified(c.func) == "torch.compile" and c.args
                 and c.args[0].keyword is None and isinstance(c.args[0].value, cst.Name)]
-    wrapped = {name for name, value in _assignments(tree) if isinstance(value, cst.Call)
-               and (tree.qualified(value.func) or "").endswith("get_peft_model")}
+    wrapped = _peft_wrapped(tree)
     targets = [c for c in compiles if c.args[0].value.value in wrapped]
     if len(targets) != 1:
         raise NoPatch("no single torch.compile(...) of a model made by get_peft_model(...) in this file")
@@ -302,6 +338,12 @@ def regional_compile(finding: Finding, ctx: SuggestionContext) -> Suggestion:
                       "compilation)", why=REGIONAL_WHY, patch=patch,
                       fix=f"compile the repeated layers of `{model}` (`layer.compile()` for each class in its "
                           "`_no_split_modules`) instead of the whole model: the code that breaks stays in Python")
+
+
+def _peft_wrapped(tree: SourceTree) -> set[str]:
+    """The names the file assigns a model made by peft's ``get_peft_model(...)`` to."""
+    return {name for name, value in _assignments(tree) if isinstance(value, cst.Call)
+            and (tree.qualified(value.func) or "").endswith("get_peft_model")}
 
 
 def _assignments(tree: SourceTree):
