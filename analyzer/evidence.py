@@ -92,6 +92,9 @@ class BreakEvidence(Evidence):
     causes: list[dict[str, Any]] = field(default_factory=list)
     # breaks that followed from the cause (reconstruction failure, graph break in loop): gb_id, reason, occurrences
     chain: list[dict[str, Any]] = field(default_factory=list)
+    # for a frame Dynamo skipped (BRK006): the rule that owns the break had Dynamo resumed after it (BRK002 for a
+    # `.item()` in a loop body), whose patch removes the break and lets the frame compile whole; None otherwise
+    inner_code: str | None = None
     LAID_OUT: ClassVar[tuple[str, ...]] = ("reason", "explanation", "hints", "user_stack", "source")
 
     def skipped_call(self):

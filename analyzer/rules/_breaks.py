@@ -242,12 +242,21 @@ def break_findings(ctx, rule, message, fix) -> list[Finding]:
                     source=site_code(first) or None,
                     causes=[_cause_entry(c) for c in listed],
                     chain=chain,
+                    inner_code=_inner_code(ctx, rule, first) if rule.suggester == "frame_skipped" else None,
                 ),
                 ranks=ranks_of(breaks),
                 graph_keys=graph_keys(everything),
             )
         )
     return findings
+
+
+def _inner_code(ctx, rule, b: GraphBreak) -> str | None:
+    """The rule that would own ``b`` had Dynamo resumed after it: the first other claimant, in priority order, that
+    accepts the break as not frame-skipped. A skip's fix is the fix of the break that caused it."""
+    plain = dataclasses.replace(b, frame_skipped=False)
+    return next((e.rule.code for e in ctx.live_claimants("breaks")
+                 if e.rule.code != rule.code and e.module.matches(plain)), None)
 
 
 def _described(b: GraphBreak) -> bool:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from tdiag.analyzer.backend_failure import BackendFailure, backend_failure
 from tdiag.analyzer.evidence import BreakEvidence, evidence_as
-from tdiag.analyzer.library_causes import library_name
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
+from tdiag.analyzer.suggestions.helpers.skipped_frame import skip_caused_by, skipped_frame
 
 WHY = (
     "When a graph break happens where Dynamo cannot resume (inside a loop body, a try or with block, a generator), "
@@ -17,6 +19,10 @@ WHY = (
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     from tdiag.analyzer.suggestions.helpers import disable_helper
 
+    try:  # the break that made Dynamo skip the frame has a patch of its own: the frame then compiles whole
+        return _inner_break_patch(finding, ctx)
+    except NoPatch:
+        pass
     try:  # the skipped frame is a helper of the user's that only does host work: say so with the decorator
         return disable_helper.suggest(finding, ctx, frame_skipped=True)
     except NoPatch:
@@ -44,6 +50,25 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     )
 
 
+def _inner_break_patch(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    """The patch of the rule that owns the break had Dynamo resumed after it (``BreakEvidence.inner_code``: BRK002
+    for a `.item()` in a loop body, BRK001 for a branch on a tensor), on the same line: removing the break is the
+    fix of the skip. A break inside a library is library_fix's (the user cannot edit that line)."""
+    from tdiag.analyzer.library_causes import cause_frame
+    from tdiag.analyzer.rules import get_rule
+    from tdiag.analyzer.suggestions.kinds import patch_kind, resolve
+
+    inner = get_rule(evidence_as(finding.evidence, BreakEvidence).inner_code or "")
+    if inner is None or inner.suggester in (None, "generic", "frame_skipped") or cause_frame(finding) is not None:
+        raise NoPatch("the break has no patch of its own")
+    as_inner = dataclasses.replace(finding, code=inner.code, name=inner.name)
+    suggestion = resolve(patch_kind(inner.suggester).suggest)(as_inner, ctx)
+    if suggestion.patch is None:
+        raise NoPatch(suggestion.patch_note or "the break's own suggestion has no patch")
+    suggestion.why = skip_caused_by(finding, f"This break ({inner.code}: {inner.summary})") + suggestion.why
+    return suggestion
+
+
 def _capture_scalars_for_the_backend(finding: Finding, ctx: SuggestionContext, failure: BackendFailure) -> Suggestion:
     """The backend met ``.item()``/``.tolist()`` in code it traces (a custom op's backward): with
     capture_scalar_outputs the read becomes a symbolic value in that trace too. A candidate, as every patch is: `tdiag
@@ -67,17 +92,3 @@ def _capture_scalars_for_the_backend(finding: Finding, ctx: SuggestionContext, f
     suggestion.fix = ("set torch._dynamo.config.capture_scalar_outputs = True, so the backend traces the read as a "
                       "symbolic value (`tdiag fix --verify` checks it)")
     return suggestion
-
-
-def skipped_frame(finding: Finding) -> str:
-    """The function Dynamo skipped, named as the user finds it: the frame's own name (torch's code name), with the
-    library it is in when it is not the user's (peft's ``forward``, not the user's ``main`` that holds the call)."""
-    ev = evidence_as(finding.evidence, BreakEvidence)
-    name = ev.code_name or finding.function
-    if not name:
-        return "this function"
-    for frame in ev.user_stack:
-        function = frame.function or ""
-        if not frame.is_user and (function == name or function.endswith("." + name)):
-            return f"{function} ({library_name(frame.path) or 'library'} {frame.path}:{frame.line})"
-    return name

@@ -34,6 +34,7 @@ from tdiag.analyzer.suggestions.helpers.context import (
     with_torch_import,
 )
 from tdiag.analyzer.suggestions.helpers.logger_switch import refuse_where_it_breaks_metrics
+from tdiag.analyzer.suggestions.helpers.skipped_frame import skip_caused_by
 from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, dotted
 
 # transformers' model classes: GPT2LMHeadModel, AutoModelForCausalLM, BertForSequenceClassification
@@ -68,16 +69,13 @@ def _frame_skipped(finding: Finding) -> bool:
 def _inner_break_fix(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     """The catalogue's patch for the break that made Dynamo skip a frame (library_causes.inner_cause), or None when
     that break has no known cause or its patch does not apply here."""
-    from tdiag.analyzer.suggestions.frame_skipped import skipped_frame
-
     entry = inner_cause(finding)
     if entry is None or finding.library_frame is None:
         return None
     suggestion = _from_catalogue(finding, ctx, entry, finding.library_frame)
     if suggestion.patch is None:
         return None
-    suggestion.why = (f"This break made Dynamo skip {skipped_frame(finding)} (it cannot resume inside it); without "
-                      f"the break that frame compiles whole. " + suggestion.why)
+    suggestion.why = skip_caused_by(finding, "This break") + suggestion.why
     text = suggestion.title[:1].lower() + suggestion.title[1:]
     suggestion.fix = f"{text} (cause: {where(finding.library_frame)}, which made Dynamo skip the frame around it)"
     return suggestion
