@@ -66,6 +66,8 @@ def _inner_break_patch(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     if suggestion.patch is None:
         raise NoPatch(suggestion.patch_note or "the break's own suggestion has no patch")
     suggestion.why = skip_caused_by(finding, f"This break ({inner.code}: {inner.summary})") + suggestion.why
+    if suggestion.fix is None:  # the rule's own line ("remove the break, or move ...") names no change: the patch's does
+        suggestion.fix = f"{suggestion.title[:1].lower()}{suggestion.title[1:]}: the break that made Dynamo skip the frame"
     return suggestion
 
 

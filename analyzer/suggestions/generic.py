@@ -8,10 +8,43 @@ from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.rules import get_rule
 
+# torch's own hint names a Dynamo setting that removes the break (`Enable tracing of dynamic shape operators with
+# `torch._dynamo.config.capture_dynamic_output_shape_ops = True``): a candidate patch, which `tdiag fix --verify`
+# keeps only where the break goes and the output stays
+_HINTED_SETTING = re.compile(r"torch\._dynamo\.config\.(?P<name>[a-z_][a-z0-9_]*)\s*=\s*(?P<value>True|False|\d+)")
+
 
 def suggest(finding: Finding, ctx=None) -> Suggestion:
-    return Suggestion(title=_title(finding.fix or finding.message), why=rule_section(finding.code, "Why is this bad?"),
-                      alternatives=list(evidence_as(finding.evidence, BreakEvidence).hints))
+    hints = list(evidence_as(finding.evidence, BreakEvidence).hints)
+    suggestion = Suggestion(title=_title(finding.fix or finding.message),
+                            why=rule_section(finding.code, "Why is this bad?"), alternatives=hints)
+    if ctx is not None and finding.family == "BRK":
+        _with_hinted_setting(suggestion, finding, ctx, [finding.fix or "", *hints])
+    return suggestion
+
+
+def _with_hinted_setting(suggestion: Suggestion, finding: Finding, ctx, texts: list[str]) -> None:
+    """The setting torch's hint names, as a patch after the file's imports (when the file does not set it yet)."""
+    import libcst as cst
+    from tdiag.analyzer.suggestions.helpers.context import NoPatch, after_imports, torch_alias
+
+    found = next((m for text in texts if (m := _HINTED_SETTING.search(text))), None)
+    if found is None:
+        return
+    try:
+        tree = ctx.tree(finding.path)
+    except NoPatch as why_not:
+        suggestion.patch_note = str(why_not)
+        return
+    if f"_dynamo.config.{found['name']}" in tree.text:
+        suggestion.patch_note = f"the file already sets torch._dynamo.config.{found['name']}"
+        return
+    line = f"{torch_alias(tree)}._dynamo.config.{found['name']} = {found['value']}\n"
+    suggestion.patch = after_imports(tree, [cst.parse_statement(line)])
+    suggestion.title = f"Set torch._dynamo.config.{found['name']} = {found['value']} (torch's own hint for this break)"
+    suggestion.why = " ".join(filter(None, [suggestion.why, "torch's message for the break names this setting; "
+                                            "`tdiag fix --verify` keeps it only where the break goes and the program "
+                                            "prints the same"]))
 
 
 def rule_section(code: str, heading: str) -> str:

@@ -29,6 +29,7 @@ from tdiag.analyzer.suggestions.helpers.call_sites import callee_name, compiled_
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
+    after_imports,
     patch_for,
     torch_alias,
     with_torch_import,
@@ -253,7 +254,7 @@ def _dynamo_config(finding, ctx, entry, values):
     text = f"{torch}._dynamo.config.{entry.options['config']} = {entry.options['config_value']}\n"
     if any(tree.code(s).strip() == text.strip() for s in tree.module.body):
         raise NoPatch(f"torch._dynamo.config.{entry.options['config']} is already set")
-    return _after_imports(tree, [cst.parse_statement(text)]), values
+    return after_imports(tree, [cst.parse_statement(text)]), values
 
 
 def _lightning_hook(finding, ctx, entry, values):
@@ -407,7 +408,7 @@ def _ignore_logger(finding: Finding, ctx: SuggestionContext, place: str, logger:
         statements = [line]
         if "logging" not in tree.imported_names():
             statements.insert(0, cst.parse_statement("import logging\n"))
-        patch = _after_imports(tree, statements)
+        patch = after_imports(tree, statements)
     except NoPatch as why_not:
         note = str(why_not)
     return Suggestion(
@@ -526,11 +527,3 @@ def _insert(tree: SourceTree, at: cst.SimpleStatementLine, statements: list, bef
     """The statements put before (or after) ``at``, in whichever body holds it (the module's, a function's)."""
     placed = [*statements, at] if before else [at, *statements]
     return patch_for(tree, tree.module.deep_replace(at, cst.FlattenSentinel(placed)))
-
-
-def _after_imports(tree: SourceTree, statements: list) -> str:
-    body = list(tree.module.body)
-    last = max((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
-                and isinstance(s.body[0], (cst.Import, cst.ImportFrom))), default=-1)
-    module = tree.module.with_changes(body=[*body[:last + 1], *statements, *body[last + 1:]])
-    return patch_for(tree, with_torch_import(tree, module))

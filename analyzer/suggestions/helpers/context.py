@@ -121,3 +121,12 @@ def replace_nodes(module: cst.Module, replacements: dict[cst.CSTNode, cst.CSTNod
             return by_id.get(id(original_node), updated_node)
 
     return module.visit(Replacer())
+
+
+def after_imports(tree: SourceTree, statements: list) -> str:
+    """The patch that puts ``statements`` after the file's last top-level import (and imports torch if needed)."""
+    body = list(tree.module.body)
+    last = max((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
+                and isinstance(s.body[0], (cst.Import, cst.ImportFrom))), default=-1)
+    module = tree.module.with_changes(body=[*body[:last + 1], *statements, *body[last + 1:]])
+    return patch_for(tree, with_torch_import(tree, module))

@@ -24,6 +24,7 @@ CASES = [
     # (program, the inner break's rule, the line the patch must add)
     ("loop_branch_skip.py", "BRK001", "+            x = torch.where(x.mean() > 0, torch.relu(x), x)"),
     ("loop_item_skip.py", "BRK002", "+torch._dynamo.config.capture_scalar_outputs = True"),
+    ("loop_print_skip.py", "BRK004", "+torch._dynamo.config.reorderable_logging_functions.add(print)"),
 ]
 
 
@@ -57,3 +58,27 @@ def test_the_skip_names_the_inner_breaks_rule(tmp_path, session_env):
     (skip,) = [f for f in build(str(project.record)).findings if f.code == "BRK006"]
     assert skip.evidence.inner_code == "BRK001" and skip.line == 16
     assert "made Dynamo skip forward" in skip.suggestion.why and "torch.where" in skip.suggestion.title
+
+
+def test_torchs_hinted_setting_is_a_verified_patch(tmp_path, session_env):
+    """A break rule without a patch kind of its own (BRK099 for torch's "Dynamic shape operator") gets the Dynamo
+    setting torch's own hint names, as a candidate `--verify` keeps only where the break goes and the output stays.
+    Oracle: torch's trace of plain runs before and after `--apply`."""
+    from oracle import account
+
+    program = "mask_index_hint.py"
+    project = make_project(tmp_path, PROGRAMS / program, session_env)
+    source = project.root / program
+    before = account(source, session_env, tmp_path / "trace-before")
+    assert before.returncode == 0 and before.breaks, before.breaks
+
+    rc, data = project.fix_json("--verify", "--apply", "--repeat", "1")
+    (patch,) = [p for p in data["patches"] if "BRK099" in p["codes"]]
+    assert "+torch._dynamo.config.capture_dynamic_output_shape_ops = True" in patch["patch"].splitlines()
+    result = data["verification"][0]
+    assert rc == 0 and result["ok"] and result["stdout_identical"], result["problems"]
+
+    after = account(source, session_env, tmp_path / "trace-after")
+    assert after.returncode == 0 and after.breaks == [] and after.failed_frames == 0, after.breaks
+    assert after.graphs == 1 and before.graphs > 1
+    assert after.stdout == before.stdout
