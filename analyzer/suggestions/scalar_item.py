@@ -32,7 +32,10 @@ CAPTURE_FLAG = "_dynamo.config.capture_scalar_outputs"
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     tree = ctx.tree(finding.path)
-    call = host_call_on_line(tree, finding, ("item",))
+    try:
+        call = host_call_on_line(tree, finding, ("item",))
+    except NoPatch as no_call:
+        return _conversion(tree, no_call)
     try:
         return keep_tensor(tree, call)
     except NoPatch as why_not:
@@ -43,6 +46,19 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     first = first_candidate((*read_elsewhere(tree, call), lambda: capture_scalar_outputs(tree)), [kept_words])
     first.alternatives = [kept_words, *_vectorise_alternatives()]
     return first
+
+
+def _conversion(tree: SourceTree, no_call: NoPatch) -> Suggestion:
+    """torch reports Tensor.item for a conversion with no `.item()` to rewrite (`float(t)`, `int(t)`, a tensor
+    passed where Python wants a number): the scalar captured in the graph, the one patch that does not depend on the
+    syntax, a candidate `tdiag fix --verify` keeps only where the break goes and the output stays."""
+    try:
+        suggestion = capture_scalar_outputs(tree)
+    except NoPatch:
+        raise no_call from None
+    suggestion.alternatives = ["keep the value a tensor: use it in tensor arithmetic instead of converting it",
+                               *_vectorise_alternatives()]
+    return suggestion
 
 
 def read_elsewhere(tree: SourceTree, call: cst.Call) -> tuple:

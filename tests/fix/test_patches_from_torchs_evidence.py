@@ -18,7 +18,7 @@ from ._project import make_project
 
 pytestmark = pytest.mark.slow  # a record, a verify with two runs and two traced plain runs per case
 
-PROGRAMS = Path(__file__).parent / "skip_programs"
+PROGRAMS = Path(__file__).parent / "evidence_programs"
 
 CASES = [
     # (program, the inner break's rule, the line the patch must add)
@@ -81,4 +81,28 @@ def test_torchs_hinted_setting_is_a_verified_patch(tmp_path, session_env):
     after = account(source, session_env, tmp_path / "trace-after")
     assert after.returncode == 0 and after.breaks == [] and after.failed_frames == 0, after.breaks
     assert after.graphs == 1 and before.graphs > 1
+    assert after.stdout == before.stdout
+
+
+def test_a_conversion_torch_reports_as_item_gets_the_captured_scalar_verified(tmp_path, session_env):
+    """`int(tensor)` is a Tensor.item break with no `.item()` on the line: BRK002's patch is the scalar captured in
+    the graph (torch's own hint), kept by `--verify` only because the break goes and the output stays (oracle:
+    torch's trace of plain runs before and after `--apply`)."""
+    from oracle import account
+
+    program = "int_conversion.py"
+    project = make_project(tmp_path, PROGRAMS / program, session_env)
+    source = project.root / program
+    before = account(source, session_env, tmp_path / "trace-before")
+    assert before.returncode == 0 and before.breaks, before.breaks
+
+    rc, data = project.fix_json("--verify", "--apply", "--repeat", "1")
+    (patch,) = [p for p in data["patches"] if "BRK002" in p["codes"]]
+    assert "+torch._dynamo.config.capture_scalar_outputs = True" in patch["patch"].splitlines()
+    result = data["verification"][0]
+    assert rc == 0 and result["ok"] and result["stdout_identical"], result["problems"]
+    assert [k["id"] for k in data["kept"]] == [patch["id"]]
+
+    after = account(source, session_env, tmp_path / "trace-after")
+    assert after.returncode == 0 and after.breaks == [] and after.graphs == 1, after.breaks
     assert after.stdout == before.stdout
