@@ -11,8 +11,11 @@ import torch._inductor.config
 torch._inductor.config.fx_graph_cache = False
 
 
+# 12 links: the FX graph cache then saves most of a warm start (6.6 s -> 1.6 s on the 2-core machine), far beyond
+# the verdict's 10% margin when another test shares the CPU; with 5 the saving was 2.2 -> 1.7 s and a CI run
+# under load once measured it within the margin
 def step(x):
-    for _ in range(5):
+    for _ in range(12):
         x = torch.sin(x) * 1.01 + torch.cos(x) * 0.5
     return x
 
