@@ -17,7 +17,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     library = _library_suggestion(finding, ctx)
     if library is not None:
         return library
-    return _rule_suggestion(finding, ctx)
+    return rule_suggestion(finding, ctx)
 
 
 def _library_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
@@ -29,7 +29,7 @@ def _library_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion 
         return None
 
 
-def _rule_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+def rule_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     from tdiag.analyzer.suggestions import generic
 
     rule = get_rule(finding.code)
@@ -75,7 +75,7 @@ def attach_suggestions(findings: list[Finding], analysis: Analysis) -> None:
             library = _library_suggestion(finding, ctx)
             if library is not None and library.fix is None:
                 library.fix = library_fix.fix_line(finding, library)  # the rule's own line may name code the user cannot edit
-            finding.suggestion = library or _rule_suggestion(finding, ctx)
+            finding.suggestion = library or rule_suggestion(finding, ctx)
             if finding.suggestion.fix:
                 finding.fix = finding.suggestion.fix
             # a fix names only what exists where it is written: a name the user's file lacks becomes a placeholder

@@ -56,13 +56,13 @@ def _inner_break_patch(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     fix of the skip. A break inside a library is library_fix's (the user cannot edit that line)."""
     from tdiag.analyzer.library_causes import cause_frame
     from tdiag.analyzer.rules import get_rule
-    from tdiag.analyzer.suggestions.kinds import patch_kind, resolve
+    from tdiag.analyzer.suggestions.dispatch import rule_suggestion
 
     inner = get_rule(evidence_as(finding.evidence, BreakEvidence).inner_code or "")
     if inner is None or inner.suggester in (None, "generic", "frame_skipped") or cause_frame(finding) is not None:
         raise NoPatch("the break has no patch of its own")
-    as_inner = dataclasses.replace(finding, code=inner.code, name=inner.name)
-    suggestion = resolve(patch_kind(inner.suggester).suggest)(as_inner, ctx)
+    # dispatch's own path: the inner kind's fallback where it cannot patch, and a fault recorded as that kind's
+    suggestion = rule_suggestion(dataclasses.replace(finding, code=inner.code, name=inner.name), ctx)
     if suggestion.patch is None:
         raise NoPatch(suggestion.patch_note or "the break's own suggestion has no patch")
     suggestion.why = skip_caused_by(finding, f"This break ({inner.code}: {inner.summary})") + suggestion.why
