@@ -114,6 +114,12 @@ def judge_times(before_s: Sequence[float], after_s: Sequence[float], what: str =
     return TimeVerdict(None, words, close, **ranges)
 
 
+def first_run_slower(before_s: Sequence[float], after_first_s: float) -> bool:
+    """The after side's one run lies beyond the margin above the before side's fastest: a verdict the counts reached
+    on one run a side is then left to ``MIN_RUNS_TO_JUDGE`` runs a side (tdiag/fixing/rounds.py)."""
+    return bool(before_s) and after_first_s > min(before_s) * (1 + TIME_TOLERANCE)
+
+
 def _apart(one: float, other: float) -> bool:
     return max(one, other) > min(one, other) * (1 + TIME_TOLERANCE)
 

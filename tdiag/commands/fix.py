@@ -31,7 +31,9 @@ class FixCommand:
                             help="an environment variable for the re-run (repeatable; the record keeps none)")
         parser.add_argument("--timeout", type=float, metavar="S", help="give up on a re-run after S seconds")
         parser.add_argument("--repeat", type=int, default=2, metavar="N",
-                            help="with --verify: run each side N times; a timing verdict needs their spread (default 2)")
+                            help="with --verify: run each side N times where the step time decides (CUDA graphs, "
+                                 "the optimizer): a timing verdict needs their spread; a set the counts decide "
+                                 "runs once (default 2)")
         parser.add_argument("--rounds", type=int, default=5, metavar="N",
                             help="with --verify: at most N rounds of patch, re-run, re-analyse (default 5)")
         parser.add_argument("--output-tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="REL",

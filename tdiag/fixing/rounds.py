@@ -2,10 +2,12 @@
 
 A fix can uncover the next cause (a break removed exposes a recompile; torch.compile stopped at the first break and
 never reached the second). Each round plans the patches of the previous kept run's record (diffs against the patched
-text it ran), runs them ``repeat`` times on a scratch copy and compares them with that run. A round keeps what
-verified and paid (compare.py: no regression, and a count down, the program further, or faster steps beyond the
-spread); a set its first run already refuses (a count up, the exit code or the output changed: all read from that
-one run) is not run again; when its set together does not pay, each patch is tried alone and the ones that pay are
+text it ran), runs them on a scratch copy and compares them with that run. A round keeps what verified and paid
+(compare.py: no regression, and a count down, the program further, or faster steps beyond the spread). Each set runs
+once first: a set that run already refuses (a count up, the exit code or the output changed: all exact) or keeps (a
+count down, no harm, and a step time not slower beyond the margin) is not run again; a set only the step time can
+judge (CUDA graphs, the optimizer), or whose one step time looks slower, takes ``repeat`` runs a side, the
+baseline's topped up in turn with its own, since one run a side is noise. When a set together does not pay, each patch is tried alone and the ones that pay are
 kept (together when that verifies too). A patch tried once is not tried again. The rounds stop when no patch is
 left, a round keeps nothing, or at ``max_rounds``. Step-time patches (RUN findings: CUDA graphs, the optimizer) wait
 for the round after any patch that changes what compiles (``structure_first``). A set of cache fixes only (CCH) pays
@@ -22,6 +24,7 @@ from collections.abc import Callable
 
 from tdiag.analyzer.eager_compare import where_time_goes
 from tdiag.analyzer.model import Analysis
+from tdiag.analyzer.verdict import first_run_slower
 from tdiag.fixing.budget import Budget, OutOfBudget
 from tdiag.fixing.cache_verify import cache_comparison, is_cache_fix, verify_cache_fix
 from tdiag.fixing.compare import Comparison, Metrics, compare, judge_steps
@@ -70,27 +73,23 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
         return analysis, result
 
     def measure(label: str, texts: dict[str, str], extra_env: dict[str, str] | None = None,
-                settled: Callable[[Runs], bool] | None = None) -> Runs:
-        """``repeat`` runs of ``texts``; ``settled(runs)`` after the first says the rest cannot change the verdict."""
+                count: int | None = None) -> Runs:
+        """``count`` runs of ``texts`` (``repeat`` by default)."""
         copy = scratch.copy(label, texts)
         env = {**options.env, **(extra_env or {})}
-        runs: Runs = []
-        for i in range(options.repeat):
-            runs.append(one_run(label, copy, env, i, options.repeat))
-            if settled is not None and i + 1 < options.repeat and settled(runs):
-                progress.expect(i + 1 - options.repeat)  # the runs it no longer takes
-                break
-        return runs
+        total = options.repeat if count is None else count
+        return [one_run(label, copy, env, i, total) for i in range(total)]
 
-    def in_turn(sides: list[tuple[str, dict[str, str]]], count: int) -> list[Runs]:
-        """``count`` more runs of each side, taken in turn (before, after, before, ...): a close call is settled by
-        runs that shared the machine's state, not by one side's runs all taken after the other's."""
-        copies = [(label, scratch.copy(label, texts)) for label, texts in sides]
-        out: list[Runs] = [[] for _ in sides]
-        for i in range(count):
-            for (label, copy), runs in zip(copies, out):
-                runs.append(one_run(label, copy, dict(options.env), i, count))
-        return out
+    def in_turn(sides: list[tuple[str, dict[str, str], int]]) -> list[Runs]:
+        """Each side's count of runs, taken in turn (before, after, before, ...): a step time is judged on runs that
+        shared the machine's state, not on one side's runs all taken after the other's."""
+        copies = [(label, scratch.copy(label, texts), count) for label, texts, count in sides if count > 0]
+        out = {label: [] for label, _, _ in copies}
+        for i in range(max((count for _, _, count in copies), default=0)):
+            for label, copy, count in copies:
+                if i < count:
+                    out[label].append(one_run(label, copy, dict(options.env), i, count))
+        return [out.get(label, []) for label, _, count in sides]
 
     def warm(label: str, before_texts: dict[str, str], after_texts: dict[str, str]):
         """A cache fix: each side populates a fresh cache, then runs warm ``repeat`` times (cache_verify.py)."""
@@ -104,19 +103,21 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
 
     result = Verification()
     # The baseline runs again too, on an unpatched copy: the record has no stdout, and times are only comparable
-    # between runs on the same machine state. A round 1 of cache fixes only measures its own two sides on warm runs
-    # (cache_verify.py): the baseline then runs only if something later needs it.
+    # between runs on the same machine state. It runs once: a set its first run decides (by the counts) needs no
+    # more, and a set the step time decides tops both sides up to ``repeat`` runs in turn (``_round``). A round 1 of
+    # cache fixes only measures its own two sides on warm runs (cache_verify.py): the baseline then runs only if
+    # something later needs it.
     baseline_first = not is_cache_fix(first)
-    # runs known to come: the baseline, round 1 together (and alone with --each), the eager side
-    progress.expect(options.repeat * (baseline_first + bool(first) + (len(first) if options.each and len(first) > 1
-                                                                      else 0) + options.eager))
+    # runs known to come: the baseline's first, round 1's first (and alone with --each), the eager side
+    progress.expect(baseline_first + bool(first) + (len(first) if options.each and len(first) > 1 else 0)
+                    + options.repeat * options.eager)
 
     def baseline() -> Runs:
-        progress.expect(options.repeat)
-        return measure("before", {})
+        progress.expect(1)
+        return measure("before", {}, count=1)
 
     try:
-        state = _State(measure("before", {}) if baseline_first else None, {}, dict(run.sources), baseline)
+        state = _State(measure("before", {}, count=1) if baseline_first else None, {}, dict(run.sources), baseline)
     except OutOfBudget as out:
         result.stopped = f"{out}: nothing verified"
         return result
@@ -129,7 +130,7 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
             planned = plan_patches(state.runs[0][0], options.select, options.ignore)
             patches = [p for p in planned if p.applied and _key(p) not in tried]
             if patches:
-                progress.expect(options.repeat * (1 + (len(patches) if options.each and len(patches) > 1 else 0)))
+                progress.expect(1 + (len(patches) if options.each and len(patches) > 1 else 0))
         patches, deferred = structure_first(patches)
         if not patches:
             result.stopped = "no patch left" if number > 1 else "no patch applies"
@@ -159,6 +160,10 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
     result.texts = state.texts
     if options.eager:
         try:
+            top_up = options.repeat - len(state.runs)  # the compiled side's runs, as many as the eager side's
+            if top_up > 0:
+                progress.expect(top_up)
+                state.runs.extend(in_turn([("final-more", state.texts, top_up)])[0])
             result.eager = eager_baseline(state.runs, measure("eager", state.texts, {"TORCH_COMPILE_DISABLE": "1"}))
         except OutOfBudget as out:
             result.stopped += f"; the eager comparison (--eager) was not measured: {out}"
@@ -196,26 +201,30 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
             c = cache_comparison(label, [p.id for p in group], verified, before, runs, options.output_tolerance)
         else:
             adds_graphs = any(p.adds_graphs for p in group)
-
-            def refused(after: Runs) -> bool:
-                """Counts, exit code and output are read from the first run alone (exact): a set they refuse stays
-                refused whatever its later runs measure, except one that adds graphs by design (a faster step may
-                pay for them)."""
-                return not adds_graphs and bool(compare(label, [], state.runs, after, options.output_tolerance).problems)
-
-            runs = measure(f"round{number}-{label}", _with(state, group), settled=refused)
-            c = compare(label, [p.id for p in group], state.runs, runs, options.output_tolerance,
-                        adds_graphs=adds_graphs)
+            ids = [p.id for p in group]
+            runs = measure(f"round{number}-{label}", _with(state, group), count=1)
+            c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs)
+            decided = _decided_by_first_run(c, adds_graphs, options.repeat)
+            if decided is not None:
+                c.timing = decided or c.timing
+            else:
+                # the step time decides (or must clear the counts' verdict): ``repeat`` runs a side, in turn
+                top_up, more = max(options.repeat - len(state.runs), 0), options.repeat - len(runs)
+                progress.expect(top_up + more)
+                more_before, more_after = in_turn([(f"round{number}-{label}-before", state.texts, top_up),
+                                                   (f"round{number}-{label}-more", _with(state, group), more)])
+                state.runs.extend(more_before)  # the baseline keeps them: later sets are judged on them too
+                runs = runs + more_after
+                c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs)
             if c.close_call:
                 more = options.repeat
                 progress.expect(2 * more)
                 progress.doing(f"a close call on step time: {more} more runs a side, in turn")
-                more_before, more_after = in_turn([(f"round{number}-{label}-before-more", state.texts),
-                                                   (f"round{number}-{label}-more", _with(state, group))], more)
-                state.runs.extend(more_before)  # the baseline keeps them: later sets are judged on them too
+                more_before, more_after = in_turn([(f"round{number}-{label}-before-close", state.texts, more),
+                                                   (f"round{number}-{label}-close", _with(state, group), more)])
+                state.runs.extend(more_before)
                 runs = runs + more_after
-                c = compare(label, [p.id for p in group], state.runs, runs, options.output_tolerance,
-                            adds_graphs=adds_graphs)
+                c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs)
                 c.remeasured = more
         c.round = number
         this.attempts.append(c)
@@ -225,7 +234,7 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
     alone: list[tuple[PlannedPatch, Comparison, Runs]] = []
     if len(patches) > 1 and (options.each or not together.pays):
         if not options.each:
-            progress.expect(options.repeat * len(patches))  # each alone, now that together did not pay
+            progress.expect(len(patches))  # each alone, now that together did not pay (a first run each)
         alone = [(p, *attempt(p.id, [p])) for p in patches]
     if together.pays:
         together.kept = True
@@ -241,7 +250,7 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
         this.why = _refused(together, alone)
         return None
     if len(paying) > 1:
-        progress.expect(options.repeat)
+        progress.expect(1)
         combined, runs = attempt("the patches that paid alone", [p for p, _, _ in paying])
         if combined.pays:
             combined.kept = True
@@ -254,6 +263,30 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
     this.kept = [best]
     this.why = f"{best.id} paid alone: " + "; ".join(c.improved)
     return runs
+
+
+def _decided_by_first_run(c: Comparison, adds_graphs: bool, repeat: int) -> str | None:
+    """None when the step time must decide (``repeat`` runs a side); else the set's first run decides it, and the
+    words to say so ("" keeps the comparison's own). Refused: a count up, the exit code or the output changed, all
+    exact, read from one run. Kept: a count went down (or the program got further) with no harm, and the one step
+    time is not slower than the baseline's fastest run beyond the margin: more runs would only weigh a time the
+    counts already outrank, at a re-run each (30-45 s on the H100 for a GPT-2; the budget of a whole round). A set
+    that compiles more by design (``adds_graphs``) is judged by its step time alone."""
+    if repeat < 2:
+        return ""  # one run a side is all --repeat asks for
+    if adds_graphs:
+        return None
+    if c.problems:
+        return ""
+    if not c.improved:
+        return None
+    before, after = c.before.step_times_s, c.after.step_times_s
+    if before and after and first_run_slower(before, after[0]):
+        return None
+    measured = (f": {after[0] * 1e3:.3f} ms a step against {min(before) * 1e3:.3f} ms before"
+                if before and after else "")
+    return (f"not weighed: the counts decided on one run a side, and its step time is not slower beyond the "
+            f"margin{measured}")
 
 
 def structure_first(patches: list[PlannedPatch]) -> tuple[list[PlannedPatch], list[PlannedPatch]]:

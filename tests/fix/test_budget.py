@@ -114,7 +114,7 @@ def test_a_budget_too_short_for_the_baseline_verifies_and_applies_nothing(tmp_pa
     original = source.read_text()
     rc, data = project.fix_json("--verify", "--apply", "--repeat", "2", "--budget", "0.5")
     # the recorded run took longer than half a second: not even the first run starts
-    assert data["stopped"].startswith("the 0.5 s budget (--budget) left no time for the program unpatched, run 1 of 2")
+    assert data["stopped"].startswith("the 0.5 s budget (--budget) left no time for the program unpatched, run 1 of 1")
     assert "s a run as recorded)" in data["stopped"]
     assert data["stopped"].endswith("nothing verified")
     assert data["verification"] == [] and source.read_text() == original

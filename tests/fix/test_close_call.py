@@ -94,19 +94,25 @@ def test_only_a_comparison_that_the_time_alone_decides_is_a_close_call(base):
 
 
 class _Measured:
-    """The round's measuring, written by hand: ``measure`` gives each set's first runs, ``in_turn`` the extra ones."""
+    """The round's measuring, written by hand: each side's runs are taken from its queue in the order asked for,
+    the patched side's from ``first`` then ``after_more``, the baseline's top-ups from ``before_more``."""
 
     def __init__(self, base: Analysis, first: tuple[float, ...], before_more: tuple[float, ...],
                  after_more: tuple[float, ...]):
-        self.base, self.first, self.before_more, self.after_more = base, first, before_more, after_more
-        self.turns: list[tuple[list[str], int]] = []
+        self.base, self.before, self.after = base, list(before_more), list(first) + list(after_more)
+        self.turns: list[list[tuple[str, int]]] = []
 
-    def measure(self, label, texts, extra_env=None, settled=None):
-        return _runs(self.base, *self.first)
+    def _take(self, queue: list[float], count: int):
+        taken, queue[:] = queue[:count], queue[count:]
+        return _runs(self.base, *taken)
 
-    def in_turn(self, sides, count):
-        self.turns.append(([label for label, _ in sides], count))
-        return [_runs(self.base, *self.before_more[:count]), _runs(self.base, *self.after_more[:count])]
+    def measure(self, label, texts, extra_env=None, count=None):
+        return self._take(self.after, count)
+
+    def in_turn(self, sides):
+        self.turns.append([(label, count) for label, _, count in sides])
+        (_, _, before), (_, _, after) = sides
+        return [self._take(self.before, before), self._take(self.after, after)]
 
 
 def _cuda_graphs_round(base: Analysis, measured: _Measured) -> tuple[Round, _State]:
@@ -122,7 +128,9 @@ def _cuda_graphs_round(base: Analysis, measured: _Measured) -> tuple[Round, _Sta
 def test_a_close_call_is_measured_again_in_turn_and_kept_when_the_runs_settle_it(base):
     measured = _Measured(base, (1.93, 2.90), before_more=(3.16, 3.19), after_more=(1.95, 1.99))
     this, state = _cuda_graphs_round(base, measured)
-    assert measured.turns == [(["round1-all patches-before-more", "round1-all patches-more"], 2)]
+    # the set's first run, then its second (the baseline had its two), then two more a side for the close call
+    assert measured.turns == [[("round1-all patches-before", 0), ("round1-all patches-more", 1)],
+                              [("round1-all patches-before-close", 2), ("round1-all patches-close", 2)]]
     (judged,) = this.attempts
     assert judged.remeasured == 2 and judged.pays and judged.kept
     assert judged.improved == ["faster steps: 3.140 -> 1.990 ms or less (before 3.140-3.190 ms over 4 runs, after "
@@ -135,6 +143,50 @@ def test_a_close_call_the_extra_runs_do_not_settle_is_refused_once(base):
     measured = _Measured(base, (1.93, 2.90), before_more=(3.16, 2.2), after_more=(2.95, 2.8))
     this, _ = _cuda_graphs_round(base, measured)
     (judged,) = this.attempts
-    assert len(measured.turns) == 1  # one more measurement, never a loop
+    assert len(measured.turns) == 2  # the set's second run, then one more measurement: never a loop
     assert judged.remeasured == 2 and not judged.pays and not this.kept
     assert judged.timing.startswith("within the spread")
+
+
+def _structural_round(base: Analysis, measured: _Measured) -> tuple[Round, _State]:
+    """A set that removes a recompile (the counts can decide it), against a baseline measured once."""
+    patch = PlannedPatch("RCP001@train.py:3", "train.py", "", "mark x dynamic", ["RCP001"],
+                         edits=[Edit(2, 3, ("torch._dynamo.mark_dynamic(x, 0)",))])
+    state = _State(_runs(base, 3.0), {}, {"train.py": "import torch\n\nstep(x)\n"})
+    this = Round(1, [patch])
+    _round(this, state, measured.measure, None, measured.in_turn, FixOptions(repeat=2), Progress())
+    return this, state
+
+
+class _MeasuredFewer(_Measured):
+    """As ``_Measured``, the patched side's runs one recompile fewer."""
+
+    def _take(self, queue, count):
+        runs = super()._take(queue, count)
+        if queue is self.after:
+            for analysis, _ in runs:
+                analysis.summary.recompiles = self.base.summary.recompiles - 1
+        return runs
+
+
+def test_a_set_the_counts_decide_is_kept_on_one_run_a_side(base):
+    # one recompile fewer, and the one step time not slower beyond the margin: no second run of either side
+    measured = _MeasuredFewer(base, (3.1,), before_more=(), after_more=())
+    this, state = _structural_round(base, measured)
+    (judged,) = this.attempts
+    assert measured.turns == [] and len(state.runs) == 1
+    assert judged.pays and judged.kept and judged.after.runs == 1
+    assert judged.timing == ("not weighed: the counts decided on one run a side, and its step time is not slower "
+                             "beyond the margin: 3.100 ms a step against 3.000 ms before")
+
+
+def test_a_set_whose_one_run_looks_slower_is_measured_in_turn_and_refused_when_it_is(base):
+    # the counts went down, but the one run is 30% slower: both sides are topped up to two runs, in turn, and the
+    # step time refuses it (the peft base-model compile on the H100: 4.32-4.83 against 5.54-5.64 ms)
+    measured = _MeasuredFewer(base, (3.9,), before_more=(3.05,), after_more=(3.95,))
+    this, state = _structural_round(base, measured)
+    (judged,) = this.attempts
+    assert measured.turns[0] == [("round1-all patches-before", 1), ("round1-all patches-more", 1)]
+    assert len(state.runs) == 2 and judged.after.runs == 2
+    assert not judged.pays and not this.kept
+    assert any(p.startswith("slower steps: 3.050 ms at best -> 3.900 ms at best") for p in judged.problems)
