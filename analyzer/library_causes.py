@@ -67,6 +67,18 @@ def catalogue() -> tuple[LibraryCause, ...]:
     )
 
 
+def next_candidate(entry: LibraryCause) -> LibraryCause:
+    """The entry as its ``next`` candidate describes it: the fix and patch kind tried where the first does not pay
+    (or does not apply), the rest of the entry the same."""
+    following = dict(entry.options["next"])
+    options = {k: v for k, v in entry.options.items() if k != "next"}
+    options.update({k: v for k, v in following.items() if k not in ("fix", "patch", "alternatives")})
+    return LibraryCause(id=entry.id, library=entry.library, seen_on=entry.seen_on, codes=entry.codes,
+                        frames=entry.frames, reason=entry.reason, cause=entry.cause, fix=following["fix"],
+                        alternatives=tuple(following.get("alternatives", ())), patch=following["patch"],
+                        options=options)
+
+
 def library_frames(finding: Finding) -> list[Frame]:
     """The finding's library frames, nearest the user's line first."""
     frames: list[Frame] = []
@@ -132,9 +144,11 @@ def inner_cause(finding: Finding) -> LibraryCause | None:
     (``finding.library_frame``) and whose reason torch's words match. Removing that break lets the skipped frame
     compile whole, which beats routing around the frame (peft's forward skipped for transformers' loss_type
     warning: the hand fix sets ``loss_type``, not a different compile target)."""
-    frame = finding.library_frame
-    if frame is None:
+    if finding.library_frame is None:
         return None
+    # the library frames between the user's line and the break: an entry names the library API the cause is in,
+    # which may call down further before the break (GCNConv's `gcn_norm` into `add_remaining_self_loops`)
+    frames = [finding.library_frame, *library_frames(finding)]
     text = reason_text(finding)
     for entry in catalogue():
         if entry.options.get("framework") or finding.code in entry.codes or is_by_design(entry):
@@ -144,7 +158,7 @@ def inner_cause(finding: Finding) -> LibraryCause | None:
         reason = entry.options.get("skipped_reason") or entry.reason
         if not any(code.startswith("BRK") for code in entry.codes) or not re.search(reason, text):
             continue
-        if any(p.matches(frame) for p in entry.frames):
+        if any(p.matches(frame) for p in entry.frames for frame in frames):
             return entry
     return None
 

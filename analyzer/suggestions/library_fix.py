@@ -21,10 +21,12 @@ from tdiag.analyzer.library_causes import (
     is_by_design,
     library_name,
     match,
+    next_candidate,
 )
 from tdiag.analyzer.model import Finding, Frame, Suggestion
 from tdiag.analyzer.rules import BREAK_FAMILIES, get_rule
 from tdiag.analyzer.suggestions.helpers.call_arguments import user_expression
+from tdiag.analyzer.suggestions.helpers.call_keyword import with_keyword
 from tdiag.analyzer.suggestions.helpers.call_sites import callee_name, compiled_call_on_line, compiled_names
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
@@ -50,7 +52,8 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     found = match(finding)
     inner = _inner_break_fix(finding, ctx) if _frame_skipped(finding) else None
     if inner is not None:  # the break that made Dynamo skip the frame has its own fix: that first, the frame's next
-        inner.candidates = [c for c in [_from_catalogue(finding, ctx, *found)] if c.patch] if found else []
+        frame_fix = [c for c in [_from_catalogue(finding, ctx, *found)] if c.patch] if found else []
+        inner.candidates = [*inner.candidates, *frame_fix]
         return inner
     if found is not None:
         return _from_catalogue(finding, ctx, *found)
@@ -119,7 +122,7 @@ def _from_catalogue(finding: Finding, ctx: SuggestionContext, entry: LibraryCaus
         except NoPatch as why_not:
             note = str(why_not)
     title = entry.fix.format(**values)
-    return Suggestion(
+    suggestion = Suggestion(
         title=title[:1].upper() + title[1:],
         why=f"The cause is inside {where(_innermost(finding) or frame)}, reached from this line: {entry.cause}. "
         f"Known library cause `{entry.id}` (seen on {entry.seen_on}).",
@@ -127,6 +130,13 @@ def _from_catalogue(finding: Finding, ctx: SuggestionContext, entry: LibraryCaus
         patch_note=note,
         alternatives=list(entry.alternatives),
     )
+    if entry.options.get("next"):  # the entry's next candidate: `fix --verify` tries it where the first does not pay
+        following = _from_catalogue(finding, ctx, next_candidate(entry), frame)
+        if following.patch:
+            if patch is None:
+                return following
+            suggestion.candidates = [following, *following.candidates]
+    return suggestion
 
 
 def _by_design(finding: Finding, entry: LibraryCause, frame: Frame) -> Suggestion:
@@ -239,12 +249,8 @@ def _keyword_argument(finding, ctx, entry, values):
     keyword, value = entry.options["keyword"], entry.options["keyword_value"]
     if any(a.keyword is not None and a.keyword.value == keyword for a in call.args) or any(a.star for a in call.args):
         raise NoPatch(f"the call already passes `{keyword}` (or passes keywords through **)")
-    arg = cst.Arg(keyword=cst.Name(keyword), value=cst.parse_expression(value),
-                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-    args = list(call.args)
-    if args:
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    return patch_for(tree, tree.module.deep_replace(call, call.with_changes(args=[*args, arg]))), values
+    new_call = with_keyword(call, keyword, cst.parse_expression(value))
+    return patch_for(tree, tree.module.deep_replace(call, new_call)), values
 
 
 def _dynamo_config(finding, ctx, entry, values):
@@ -282,6 +288,14 @@ def _tensor_argument(finding, ctx, entry, values):
         raise NoPatch("the argument is already made by a torch call")
     wrapped = cst.Call(func=cst.parse_expression(f"{torch}.tensor"), args=[cst.Arg(value=value)])
     return patch_for(tree, with_torch_import(tree, tree.module.deep_replace(value, wrapped))), values
+
+
+def _self_loops_once(finding, ctx, entry, values):
+    """``GCNConv(..., add_self_loops=False)`` and the loops added before the compiled call
+    (helpers/self_loops_once.py)."""
+    from tdiag.analyzer.suggestions.helpers import self_loops_once
+
+    return self_loops_once.build(ctx.tree(finding.path), finding, entry.options["layer_class"]), values
 
 
 def _compile_base_model(finding, ctx, entry, values):
@@ -360,6 +374,7 @@ _PATCHES = {
     "dynamo_config": _dynamo_config,
     "tensor_argument": _tensor_argument,
     "lightning_hook": _lightning_hook,
+    "self_loops_once": _self_loops_once,
 }
 
 

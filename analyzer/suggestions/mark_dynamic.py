@@ -67,7 +67,9 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         raise NoPatch(f"`{subject}` is a parameter of {library_name(frame_path) or 'a library'}'s `{frame}`, which "
                       "the call reaches inside the library (Dynamo compiled it as a frame of its own after its caller "
                       "fell back): it is not an argument of this call")
-    value = user_expression(call, subject, frame_params(ctx, frame_path, frame, frame_line))
+    params = frame_params(ctx, frame_path, frame, frame_line)
+    value = user_expression(call, subject, params)
+    also = _also_marked(finding, call, params, (subject, dim))
     statement = tree.enclosing_statement_line(call)
     if statement is None:
         raise NoPatch("the compiled call is inside a compound statement's header; mark the tensor where it is made")
@@ -84,25 +86,29 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         new_statement = statement.deep_replace(value, tensor)
     else:
         raise NoPatch(f"`{subject}` is reached through an expression evaluated by the call; mark it where it is made")
-    lines.append(
-        parse_template_statement(
-            "{torch}._dynamo.mark_dynamic({tensor}, {dim})",
-            config=config, torch=cst.Name(torch), tensor=tensor, dim=cst.Integer(str(dim)),
+    for marked, marked_dim in [(tensor, dim), *also]:
+        lines.append(
+            parse_template_statement(
+                "{torch}._dynamo.mark_dynamic({tensor}, {dim})",
+                config=config, torch=cst.Name(torch), tensor=marked, dim=cst.Integer(str(marked_dim)),
+            )
         )
-    )
     lines[0] = lines[0].with_changes(leading_lines=statement.leading_lines)
     new_statement = new_statement.with_changes(leading_lines=[])
     patch = patch_for(tree, with_torch_import(tree, replace_statement(tree, statement, [*lines, new_statement])))
     held = tree.module.code_for_node(tensor)
     shown = tree.module.code_for_node(value)
+    others = "".join(f" and `{tree.module.code_for_node(t)}` dim {d}" for t, d in also)
     return Suggestion(
-        title=f"Mark `{held if is_reference(value) else shown}` dim {dim} dynamic before the call",
+        title=f"Mark `{held if is_reference(value) else shown}` dim {dim}{others} dynamic before the call",
         why=WHY,
         patch=patch,
         alternatives=[*_framework_alternatives(finding, framework), *_alternatives(finding)],
         # the one-line fix names the tensor the user holds, not torch's name for it; a value that is no reference
         # gets its name from the patch, which exists only once it is applied
-        fix=(f"{torch}._dynamo.mark_dynamic({held}, {dim}) before the call, or compile with dynamic=True"
+        fix=(f"{torch}._dynamo.mark_dynamic({held}, {dim}) before the call"
+             + "".join(f" and {torch}._dynamo.mark_dynamic({tree.module.code_for_node(t)}, {d})" for t, d in also)
+             + ", or compile with dynamic=True"
              if is_reference(value) else
              f"{torch}._dynamo.mark_dynamic on the tensor passed as `{shown}` (dim {dim}), bound to a name before "
              "the call; or compile with dynamic=True") if isinstance(finding.evidence, RecompileEvidence) else None,
@@ -165,6 +171,26 @@ def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         why=WHY,
         alternatives=[f"torch._dynamo.mark_dynamic({subject}, {dim}) on the tensor before the call", *_alternatives(finding)],
     )
+
+
+def _also_marked(finding: Finding, call: cst.Call, params: list[str] | None,
+                 first: tuple[str, int]) -> list[tuple[cst.BaseExpression, int]]:
+    """The other sizes Dynamo made dynamic at the same recompile (torch's ``L['edge_index'].size()[1] -> dynamic``
+    beside the guard's ``x`` dim 0), as (the argument the call passes, dim): marked in the same patch, since each
+    one left unmarked recompiles once more (and costs a round of `fix --verify` to find). Only arguments the call
+    passes as references (the very tensor it receives): one computed by an expression is left to its own finding."""
+    out = []
+    for decision in _decisions(finding):
+        m = _SIZE_DECISION.match(decision)
+        if not m or (m["name"], int(m["dim"])) == first:
+            continue
+        try:
+            value = user_expression(call, m["name"], params)
+        except NoPatch:
+            continue
+        if is_reference(value):
+            out.append((value, int(m["dim"])))
+    return out
 
 
 def _alternatives(finding: Finding) -> list[str]:

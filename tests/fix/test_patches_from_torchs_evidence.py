@@ -83,3 +83,32 @@ def test_the_skip_names_the_inner_breaks_rule(tmp_path, session_env):
     (skip,) = [f for f in build(str(project.record)).findings if f.code == "BRK006"]
     assert skip.evidence.inner_code == "BRK001" and skip.line == 16
     assert "made Dynamo skip forward" in skip.suggestion.why and "torch.where" in skip.suggestion.title
+
+
+def test_a_library_layers_self_loops_move_before_the_compiled_call(tmp_path, session_env):
+    """torch_geometric's GCNConv adds the remaining self-loops with a boolean mask on every call (torch: "Dynamic
+    shape operator", inside `add_remaining_self_loops` under `gcn_norm`), and in a layer loop Dynamo then skips the
+    model's forward (BRK006). The catalogue's first candidate for that inner break: the layers built with
+    `add_self_loops=False` and the loops added once before the compiled call (its next candidate, Dynamo's
+    `capture_dynamic_output_shape_ops`, is not needed); the next round marks both sizes torch made dynamic at the
+    one recompile left, in one patch. The layers are in a ModuleList and the graphs are `Data` objects: neither the
+    shape of the ceiling program nor of the library corpus."""
+    pytest.importorskip("torch_geometric")
+    from oracle import account
+
+    project = make_project(tmp_path, PROGRAMS / "pyg_gcn_layers.py", session_env)
+    source = project.root / "pyg_gcn_layers.py"
+    before = account(source, session_env, tmp_path / "trace-before")
+    assert before.returncode == 0 and before.breaks and before.failed_frames, before.breaks
+    rc, data = project.fix_json("--verify", "--apply", "--repeat", "1")
+    assert rc == 0 and all(c["ok"] for c in data["verification"] if c["kept"])
+    text = source.read_text()
+    assert "GCNConv(a, b, add_self_loops=False)" in text
+    assert "edge_index_looped, _ = add_remaining_self_loops(data.edge_index, num_nodes=data.x.size(0))" in text
+    assert "out = model(data.x, edge_index_looped)" in text
+    assert "torch._dynamo.mark_dynamic(data.x, 0)\n" in text and "mark_dynamic(edge_index_looped, 1)\n" in text
+    assert "capture_dynamic_output_shape_ops" not in text
+    assert len(data["round_outcomes"]) == 2  # the loops, then both marks at once
+    after = account(source, session_env, tmp_path / "trace-after")
+    assert after.returncode == 0 and after.breaks == [] and after.failed_frames == 0, after.breaks
+    assert after.graphs == 1 and after.recompile_reasons == [] and after.stdout == before.stdout
