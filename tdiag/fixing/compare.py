@@ -156,10 +156,11 @@ class Comparison:
 
 def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResult]],
             after: list[tuple[Analysis, RunResult]], tolerance: float = DEFAULT_TOLERANCE,
-            adds_graphs: bool = False) -> Comparison:
+            adds_graphs: bool = False, decisive: bool = False) -> Comparison:
     """``before`` and ``after``: one or more runs of each side (the first decides counts and output).
     ``adds_graphs``: a patch of the set compiles more code by design (the compiled optimizer step), so more graphs
-    and graph breaks are what it does, said but not counted against it; it pays only by a faster step."""
+    and graph breaks are what it does, said but not counted against it; it pays only by a faster step.
+    ``decisive``: one run a side may show a step faster by ``DECISIVE_FACTOR`` (analyzer/verdict.py)."""
     b, a = Metrics.of_runs(before), Metrics.of_runs(after)
     problems, improved = [], []
     completed = _stopped(before[0][0]) and not _stopped(after[0][0]) and a.exit_code == 0
@@ -173,7 +174,7 @@ def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResu
         improved.append("the program runs to its end now")
     elif b.crash_site and a.crash_site and crash_moved(b, a) and a.exit_code == b.exit_code:
         improved.append(f"torch.compile no longer stops the program at {b.crash_site} (now at {a.crash_site})")
-    timing, faster, slower = judge_steps(b, a)
+    timing, faster, slower = judge_steps(b, a, decisive)
     if notes and not faster:
         problems.extend(notes)  # by design, but not paid for by a faster step: counted after all
     if slower:
@@ -211,12 +212,12 @@ def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResu
     )
 
 
-def judge_steps(b: Metrics, a: Metrics) -> tuple[str, str | None, str | None]:
+def judge_steps(b: Metrics, a: Metrics, decisive: bool = False) -> tuple[str, str | None, str | None]:
     """(how the step time was judged, "faster ..." or None, "slower ..." or None): analyzer/verdict.py's judgement
     of the runs that measured at least ``MIN_STEPS_TO_JUDGE`` steps."""
     if not (b.step_times_s and a.step_times_s):
         return "not judged: a side has no measured window of at least %d steps" % MIN_STEPS_TO_JUDGE, None, None
-    verdict = judge_times(b.step_times_s, a.step_times_s)
+    verdict = judge_times(b.step_times_s, a.step_times_s, decisive=decisive)
     (b_lo, b_hi), (a_lo, a_hi) = verdict.before_range or (0, 0), verdict.after_range or (0, 0)
     if verdict.change == "slower":
         return verdict.how, None, (f"slower steps: {_ms(b_hi)} ms at best -> {_ms(a_lo)} ms at best "

@@ -5,9 +5,10 @@ never reached the second). Each round plans the patches of the previous kept run
 text it ran), runs them on a scratch copy and compares them with that run. A round keeps what verified and paid
 (compare.py: no regression, and a count down, the program further, or faster steps beyond the spread). Each set runs
 once first: a set that run already refuses (a count up, the exit code or the output changed: all exact) or keeps (a
-count down, no harm, and a step time not slower beyond the margin) is not run again; a set only the step time can
-judge (CUDA graphs, the optimizer), or whose one step time looks slower, takes ``repeat`` runs a side, the
-baseline's topped up in turn with its own, since one run a side is noise. When a set together does not pay, each patch is tried alone and the ones that pay are
+count down, no harm, and a step time not slower beyond the margin; or a step 1.5x faster than the baseline's fastest,
+beyond what one disturbed run has measured: analyzer/verdict.py's ``DECISIVE_FACTOR``) is not run again; any other
+set the step time must judge (CUDA graphs, the optimizer), or whose one step time looks slower, takes ``repeat``
+runs a side, the baseline's topped up in turn with its own, since one run a side is noise. When a set together does not pay, each patch is tried alone and the ones that pay are
 kept (together when that verifies too). A patch tried once is not tried again. The rounds stop when no patch is
 left, a round keeps nothing, or at ``max_rounds``. Step-time patches (RUN findings: CUDA graphs, the optimizer) wait
 for the round after any patch that changes what compiles (``structure_first``). A set of cache fixes only (CCH) pays
@@ -203,7 +204,8 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
             adds_graphs = any(p.adds_graphs for p in group)
             ids = [p.id for p in group]
             runs = measure(f"round{number}-{label}", _with(state, group), count=1)
-            c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs)
+            c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
+                        decisive=True)
             decided = _decided_by_first_run(c, adds_graphs, options.repeat)
             if decided is not None:
                 c.timing = decided or c.timing
@@ -268,12 +270,15 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
 def _decided_by_first_run(c: Comparison, adds_graphs: bool, repeat: int) -> str | None:
     """None when the step time must decide (``repeat`` runs a side); else the set's first run decides it, and the
     words to say so ("" keeps the comparison's own). Refused: a count up, the exit code or the output changed, all
-    exact, read from one run. Kept: a count went down (or the program got further) with no harm, and the one step
-    time is not slower than the baseline's fastest run beyond the margin: more runs would only weigh a time the
+    exact, read from one run. Kept: a step ``DECISIVE_FACTOR`` times faster than the baseline's fastest run (compare's
+    ``decisive``); or a count went down (or the program got further) with no harm, and the one step time is not
+    slower than the baseline's fastest run beyond the margin: more runs would only weigh a time the
     counts already outrank, at a re-run each (30-45 s on the H100 for a GPT-2; the budget of a whole round). A set
     that compiles more by design (``adds_graphs``) is judged by its step time alone."""
     if repeat < 2:
         return ""  # one run a side is all --repeat asks for
+    if c.pays and any(words.startswith("faster steps") for words in c.improved):
+        return ""  # faster by DECISIVE_FACTOR on one run a side (compare's words say so): CUDA graphs' kind of lever
     if adds_graphs:
         return None
     if c.problems:

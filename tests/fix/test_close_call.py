@@ -126,7 +126,8 @@ def _cuda_graphs_round(base: Analysis, measured: _Measured) -> tuple[Round, _Sta
 
 
 def test_a_close_call_is_measured_again_in_turn_and_kept_when_the_runs_settle_it(base):
-    measured = _Measured(base, (1.93, 2.90), before_more=(3.16, 3.19), after_more=(1.95, 1.99))
+    # the disturbed run first: one run a side is then no decisive verdict (2.90 against 3.14 ms)
+    measured = _Measured(base, (2.90, 1.93), before_more=(3.16, 3.19), after_more=(1.95, 1.99))
     this, state = _cuda_graphs_round(base, measured)
     # the set's first run, then its second (the baseline had its two), then two more a side for the close call
     assert measured.turns == [[("round1-all patches-before", 0), ("round1-all patches-more", 1)],
@@ -140,7 +141,7 @@ def test_a_close_call_is_measured_again_in_turn_and_kept_when_the_runs_settle_it
 
 
 def test_a_close_call_the_extra_runs_do_not_settle_is_refused_once(base):
-    measured = _Measured(base, (1.93, 2.90), before_more=(3.16, 2.2), after_more=(2.95, 2.8))
+    measured = _Measured(base, (2.90, 1.93), before_more=(3.16, 2.2), after_more=(2.95, 2.8))
     this, _ = _cuda_graphs_round(base, measured)
     (judged,) = this.attempts
     assert len(measured.turns) == 2  # the set's second run, then one more measurement: never a loop
@@ -190,3 +191,24 @@ def test_a_set_whose_one_run_looks_slower_is_measured_in_turn_and_refused_when_i
     assert len(state.runs) == 2 and judged.after.runs == 2
     assert not judged.pays and not this.kept
     assert any(p.startswith("slower steps: 3.050 ms at best -> 3.900 ms at best") for p in judged.problems)
+
+
+def test_a_step_faster_by_the_decisive_factor_is_kept_on_its_first_run(base):
+    # the H200's undisturbed CUDA-graph run (1.93 ms) against the baseline's 3.14-3.23: 1.6x, beyond the 1.46x one
+    # disturbed run has measured, so no second run of either side is taken
+    measured = _Measured(base, (1.93,), before_more=(), after_more=())
+    this, state = _cuda_graphs_round(base, measured)
+    (judged,) = this.attempts
+    assert measured.turns == [] and judged.after.runs == 1 and len(state.runs) == 2
+    assert judged.pays and judged.kept and judged.improved == [
+        "faster steps: 3.140 -> 1.930 ms or less (before 3.140 ms at best, after 1.930 ms)"]
+    assert judged.timing.startswith("faster by 1.6x on one run, beyond the 1.5x one disturbed run has")
+
+
+def test_a_step_faster_by_less_than_the_decisive_factor_takes_its_runs_a_side(base):
+    # 1.3x on one run a side is within what one disturbed run has measured: both sides get their second run
+    measured = _Measured(base, (2.45,), before_more=(), after_more=(2.40,))
+    this, _ = _cuda_graphs_round(base, measured)
+    (judged,) = this.attempts
+    assert measured.turns[0] == [("round1-all patches-before", 0), ("round1-all patches-more", 1)]
+    assert judged.after.runs == 2 and judged.pays  # 3.14-3.23 against 2.40-2.45: beyond the spread

@@ -60,3 +60,15 @@ def test_counts_and_times_judged_in_one_place():
     assert judge_times([0.0010, 0.0011], [0.0020, 0.0021]).change == "slower"
     assert judge_times([0.0020, 0.0021], [0.0010, 0.0011]).change == "faster"
     assert not judge_times([0.0010, 0.0015], [0.0012, 0.0013]).judged  # ranges overlap
+
+
+def test_one_run_a_side_is_judged_only_when_asked_and_only_faster_by_the_decisive_factor():
+    from tdiag.analyzer.verdict import DECISIVE_FACTOR, judge_times
+
+    ms = 1e-3
+    assert judge_times([3.14 * ms], [1.93 * ms]).change is None  # `tdiag diff`: one run a side is never a verdict
+    assert judge_times([3.14 * ms], [1.93 * ms], decisive=True).change == "faster"
+    # within what one disturbed run has measured: no verdict, more runs decide
+    assert judge_times([3.14 * ms], [3.14 / (DECISIVE_FACTOR - 0.1) * ms], decisive=True).change is None
+    # slower is never read from one run: a disturbed after-run would refuse a lever every other run shows paying
+    assert judge_times([1.93 * ms], [3.14 * ms], decisive=True).change is None
