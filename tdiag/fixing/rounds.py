@@ -5,18 +5,19 @@ never reached the second). Each round plans the patches of the previous kept run
 text it ran), runs them on a scratch copy and compares them with that run. A round keeps what verified and paid
 (compare.py: no regression, and a count down, the program further, or faster steps beyond the spread). Each set runs
 once first: a set that run already refuses (a count up, the exit code or the output changed: all exact) or keeps (a
-count down, no harm, and a step time not slower beyond the margin; or a step 1.5x faster than the baseline's fastest,
-beyond what one disturbed run has measured: analyzer/verdict.py's ``DECISIVE_FACTOR``) is not run again; any other
-set the step time must judge (CUDA graphs, the optimizer), or whose one step time looks slower, takes ``repeat``
-runs a side, the baseline's topped up in turn with its own, since one run a side is noise. When a set together does not pay, each patch is tried alone and the ones that pay are
-kept (together when that verifies too). A patch tried once is not tried again. The rounds stop when no patch is
-left, a round keeps nothing, or at ``max_rounds``. Step-time patches (RUN findings: CUDA graphs, the optimizer) wait
-for the round after any patch that changes what compiles (``structure_first``). A set of cache fixes only (CCH) pays
-on the next run, never on the one that fills the cache: it is measured on warm runs instead, each side against a
-fresh cache of its own (cache_verify.py), and kept when the warm run after it hits the FX graph cache and compiles
-less. The result is the final text of every patched file: ``--apply`` writes it with one backup, so one ``--undo``
-takes back every round. Under ``--budget`` (budget.py) a run that would end past it is not started: the rounds
-verified before it stand, the round it belonged to keeps nothing, and ``stopped`` says so.
+count down, no harm, and a step time not slower beyond the margin; or a step 1.5x faster than the baseline's
+fastest, beyond what one disturbed run has measured: analyzer/verdict.py's ``DECISIVE_FACTOR``) is not run again;
+any other set the step time must judge (CUDA graphs, the optimizer), or whose one step time looks slower, takes
+``repeat`` runs a side, the baseline's topped up in turn with its own, since one run a side is noise. When a set
+together does not pay, each patch is tried alone and the ones that pay are kept (together when that verifies too). A
+patch tried once is not tried again. The rounds stop when no patch is left, a round keeps nothing, or at
+``max_rounds``. Step-time patches (RUN findings: CUDA graphs, the optimizer) wait for the round after any patch that
+changes what compiles (``structure_first``). A set of cache fixes only (CCH) pays on the next run, never on the one
+that fills the cache: it is measured on warm runs instead, each side against a fresh cache of its own
+(cache_verify.py), and kept when the warm run after it hits the FX graph cache and compiles less. The result is the
+final text of every patched file: ``--apply`` writes it with one backup, so one ``--undo`` takes back every round.
+Under ``--budget`` (budget.py) a run that would end past it is not started: the rounds verified before it stand, the
+round it belonged to keeps nothing, and ``stopped`` says so.
 """
 
 from __future__ import annotations
