@@ -289,10 +289,10 @@ def _decided_by_first_run(c: Comparison, adds_graphs: bool, repeat: int) -> str 
     before, after = c.before.step_times_s, c.after.step_times_s
     if before and after and first_run_slower(before, after[0]):
         return None
-    measured = (f": {after[0] * 1e3:.3f} ms a step against {min(before) * 1e3:.3f} ms before"
-                if before and after else "")
-    return (f"not weighed: the counts decided on one run a side, and its step time is not slower beyond the "
-            f"margin{measured}")
+    if not (before and after):  # nothing to weigh: no side timed enough steps
+        return f"not weighed: the counts decided on one run a side ({c.timing})"
+    return (f"not weighed: the counts decided on one run a side, and its step time is not slower beyond the margin: "
+            f"{after[0] * 1e3:.3f} ms a step against {min(before) * 1e3:.3f} ms before")
 
 
 def structure_first(patches: list[PlannedPatch]) -> tuple[list[PlannedPatch], list[PlannedPatch]]:
