@@ -2,6 +2,8 @@
 # One ceiling program on the GPU machine, in one device call (~480 s): its `tdiag fix` flow alone, then its five
 # figures (as written, tdiag's rounds, hand-fixed, expert, eager), best of 2 runs, on the same machine.
 # PROG names the program (benchmarks/ceiling_programs); FT/FB: the flow's timeout and budget, GT/GB: the figures'.
+# PHASES=figures PATCHED=DIR: the figures alone, of a flow run in an earlier call (its d1.tgz unpacked into DIR, a
+# carried path: a later call may start on a fresh machine).
 # The machine has no network: tdiag and the packages torch 2.11's image lacks travel as wheels in .whl/ (carried),
 # built here with `pip wheel --no-deps -w .whl .` (tdiag) and `pip download` (the rest). Results under $OUT.
 set -u
@@ -11,11 +13,14 @@ P=${PROG:-mlp_train}
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
 nvidia-smi --query-gpu=name --format=csv,noheader
 mkdir -p /tmp/d/fix /tmp/d/fig
-OUT=/tmp/d/fix timeout "${FT:-300}" python3 benchmarks/gpu_expert.py --phases fix --fix-programs "$P" \
-    --fix-budget "${FB:-280}" --budget "${FB:-280}" > /tmp/d/fix/log 2>&1
-grep -E "CHECK" /tmp/d/fix/log | cut -c1-700
-tar czf "$OUT/d1.tgz" -C /tmp d  # the flow's JSON and patched file, in case the figures run out of time
+if [[ "${PHASES:-fix,figures}" == *fix* ]]; then
+  OUT=/tmp/d/fix timeout "${FT:-300}" python3 benchmarks/gpu_expert.py --phases fix --fix-programs "$P" \
+      --fix-budget "${FB:-280}" --budget "${FB:-280}" > /tmp/d/fix/log 2>&1
+  grep -E "CHECK" /tmp/d/fix/log | cut -c1-700
+  tar czf "$OUT/d1.tgz" -C /tmp d  # the flow's JSON and patched file, in case the figures run out of time
+fi
+[[ "${PHASES:-fix,figures}" == *figures* ]] || exit 0
 OUT=/tmp/d/fig timeout "${GT:-245}" python3 benchmarks/gpu_expert.py --phases figures --programs "$P" \
-    --patched /tmp/d/fix --runs 2 --budget "${GB:-230}" > /tmp/d/fig/log 2>&1
+    --patched "${PATCHED:-/tmp/d/fix}" --runs 2 --budget "${GB:-230}" > /tmp/d/fig/log 2>&1
 grep -E "CHECK|^\|" /tmp/d/fig/log | cut -c1-400
 tar czf "$OUT/d.tgz" -C /tmp d
