@@ -184,6 +184,8 @@ def _also_marked(finding: Finding, call: cst.Call, params: list[str] | None,
         m = _SIZE_DECISION.match(decision)
         if not m or (m["name"], int(m["dim"])) == first:
             continue
+        if params is None and not any(a.keyword is not None and a.keyword.value == m["name"] for a in call.args):
+            continue  # without the function's source only a keyword names the argument (one positional is a guess)
         try:
             value = user_expression(call, m["name"], params)
         except NoPatch:
