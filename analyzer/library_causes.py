@@ -8,6 +8,7 @@ calls).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
@@ -70,13 +71,11 @@ def catalogue() -> tuple[LibraryCause, ...]:
 def next_candidate(entry: LibraryCause) -> LibraryCause:
     """The entry as its ``next`` candidate describes it: the fix and patch kind tried where the first does not pay
     (or does not apply), the rest of the entry the same."""
-    following = dict(entry.options["next"])
+    following = entry.options["next"]
     options = {k: v for k, v in entry.options.items() if k != "next"}
     options.update({k: v for k, v in following.items() if k not in ("fix", "patch", "alternatives")})
-    return LibraryCause(id=entry.id, library=entry.library, seen_on=entry.seen_on, codes=entry.codes,
-                        frames=entry.frames, reason=entry.reason, cause=entry.cause, fix=following["fix"],
-                        alternatives=tuple(following.get("alternatives", ())), patch=following["patch"],
-                        options=options)
+    return dataclasses.replace(entry, fix=following["fix"], patch=following["patch"], options=options,
+                               alternatives=tuple(following.get("alternatives", ())))
 
 
 def library_frames(finding: Finding) -> list[Frame]:

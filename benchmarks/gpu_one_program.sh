@@ -8,19 +8,20 @@
 # built here with `pip wheel --no-deps -w .whl .` (tdiag) and `pip download` (the rest). Results under $OUT.
 set -u
 P=${PROG:-mlp_train}
-[ -d /tmp/site/tdiag ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
+T=${TMPDIR:-$(dirname "$(mktemp -u)")}  # the machine's temporary folder: the site stays there between warm calls
+[ -d "$T/site"/tdiag ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target "$T/site" .whl/*.whl || exit 1
+export PYTHONPATH="$T/site" PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
 nvidia-smi --query-gpu=name --format=csv,noheader
-mkdir -p /tmp/d/fix /tmp/d/fig
+mkdir -p "$T"/d/fix "$T"/d/fig
 if [[ "${PHASES:-fix,figures}" == *fix* ]]; then
-  OUT=/tmp/d/fix timeout "${FT:-300}" python3 benchmarks/gpu_expert.py --phases fix --fix-programs "$P" \
-      --fix-budget "${FB:-280}" --budget "${FB:-280}" > /tmp/d/fix/log 2>&1
-  grep -E "CHECK" /tmp/d/fix/log | cut -c1-700
-  tar czf "$OUT/d1.tgz" -C /tmp d  # the flow's JSON and patched file, in case the figures run out of time
+  OUT="$T"/d/fix timeout "${FT:-300}" python3 benchmarks/gpu_expert.py --phases fix --fix-programs "$P" \
+      --fix-budget "${FB:-280}" --budget "${FB:-280}" > "$T"/d/fix/log 2>&1
+  grep -E "CHECK" "$T"/d/fix/log | cut -c1-700
+  tar czf "$OUT/d1.tgz" -C "$T" d  # the flow's JSON and patched file, in case the figures run out of time
 fi
 [[ "${PHASES:-fix,figures}" == *figures* ]] || exit 0
-OUT=/tmp/d/fig timeout "${GT:-245}" python3 benchmarks/gpu_expert.py --phases figures --programs "$P" \
-    --patched "${PATCHED:-/tmp/d/fix}" --runs 2 --budget "${GB:-230}" > /tmp/d/fig/log 2>&1
-grep -E "CHECK|^\|" /tmp/d/fig/log | cut -c1-400
-tar czf "$OUT/d.tgz" -C /tmp d
+OUT="$T"/d/fig timeout "${GT:-245}" python3 benchmarks/gpu_expert.py --phases figures --programs "$P" \
+    --patched "${PATCHED:-"$T"/d/fix}" --runs 2 --budget "${GB:-230}" > "$T"/d/fig/log 2>&1
+grep -E "CHECK|^\|" "$T"/d/fig/log | cut -c1-400
+tar czf "$OUT/d.tgz" -C "$T" d

@@ -3,9 +3,10 @@
 # lacks travel as wheels in .whl/, built beforehand with `pip wheel --no-deps -w .whl .` plus `pip download` of
 # textual/plotly/libcst and their needs). Usage: bash benchmarks/run_gpu_checks.sh [script ...]; logs go to $OUT.
 set -u
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 NCCL_NVLS_ENABLE=0
-OUT=${OUT:-/tmp/out}
+T=${TMPDIR:-$(dirname "$(mktemp -u)")}  # the machine's temporary folder
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$T/site" .whl/*.whl || exit 1
+export PYTHONPATH="$T/site" PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 NCCL_NVLS_ENABLE=0
+OUT=${OUT:-$T/out}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,memory.used --format=csv,noheader
 python3 -c "import torch, tdiag; print('torch', torch.__version__, 'tdiag', tdiag.__version__, 'gpus', torch.cuda.device_count())"

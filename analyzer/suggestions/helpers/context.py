@@ -125,8 +125,12 @@ def replace_nodes(module: cst.Module, replacements: dict[cst.CSTNode, cst.CSTNod
 
 def after_imports(tree: SourceTree, statements: list) -> str:
     """The patch that puts ``statements`` after the file's last top-level import (and imports torch if needed)."""
-    body = list(tree.module.body)
+    return patch_for(tree, with_torch_import(tree, insert_after_imports(tree.module, statements)))
+
+
+def insert_after_imports(module: cst.Module, statements: list) -> cst.Module:
+    """``module`` with ``statements`` after its last top-level import."""
+    body = list(module.body)
     last = max((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
                 and isinstance(s.body[0], (cst.Import, cst.ImportFrom))), default=-1)
-    module = tree.module.with_changes(body=[*body[:last + 1], *statements, *body[last + 1:]])
-    return patch_for(tree, with_torch_import(tree, module))
+    return module.with_changes(body=[*body[:last + 1], *statements, *body[last + 1:]])

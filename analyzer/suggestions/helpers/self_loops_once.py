@@ -21,7 +21,7 @@ from tdiag.analyzer.model import Finding
 from tdiag.analyzer.suggestions.helpers.call_arguments import is_reference
 from tdiag.analyzer.suggestions.helpers.call_keyword import with_keyword
 from tdiag.analyzer.suggestions.helpers.call_sites import argument_for, compiled_call_on_line
-from tdiag.analyzer.suggestions.helpers.context import NoPatch, patch_for, replace_nodes
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, insert_after_imports, patch_for, replace_nodes
 from tdiag.analyzer.suggestions.helpers.syntax import SourceTree
 
 LOOPS_FUNCTION = "torch_geometric.utils.add_remaining_self_loops"
@@ -140,11 +140,8 @@ def _import_name(tree: SourceTree) -> str:
 def _with_import(tree: SourceTree, module: cst.Module, name: str) -> cst.Module:
     if tree.imported_names().get(name) == LOOPS_FUNCTION:
         return module
-    body = list(module.body)
-    last = max((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
-                and isinstance(s.body[0], (cst.Import, cst.ImportFrom))), default=-1)
     line = cst.parse_statement(f"from {LOOPS_FUNCTION.rsplit('.', 1)[0]} import {name}\n")
-    return module.with_changes(body=[*body[:last + 1], line, *body[last + 1:]])
+    return insert_after_imports(module, [line])
 
 
 def _last_name(expr: str) -> str:
