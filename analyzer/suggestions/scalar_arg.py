@@ -1,9 +1,11 @@
 """RCP002 (and DYN001 on a scalar): a Python number argument is guarded on, so each new value recompiles.
 
 Passed as a 0-d tensor the value is data, not a constant baked into the graph. The patch wraps the argument in
-``torch.tensor(...)`` at every call of the compiled function in its file, and only when the function uses the
-parameter purely in tensor arithmetic (a tensor in ``range()``, a shape or an ``if`` would break or change type).
-An int used as a size or in an ``if`` gets ``dynamic=True`` on its torch.compile instead (compile_dynamic).
+``torch.tensor(...)`` at every call of the compiled function in its file (on CUDA on the device of the call's tensor
+argument). Where the function uses the parameter purely in tensor arithmetic that is the fix. An int used as a size
+or in an ``if`` gets ``dynamic=True`` on its torch.compile instead (compile_dynamic). Any other use (passed on to a
+library call, say) gets both, as candidates `tdiag fix --verify` tries in turn: the tensor first on CUDA, where
+CUDA graphs record once per value of an int input and replay a tensor; the symbolic int first on a CPU.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from tdiag.analyzer.suggestions.helpers.call_sites import argument_for, callee_n
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
+    first_candidate,
     patch_for,
     replace_nodes,
+    run_device,
     torch_alias,
     with_torch_import,
 )
@@ -30,6 +34,11 @@ WHY = (
     "Dynamo treats Python numbers, strings and flags passed to a compiled function as constants and guards on "
     "their value, so every new value compiles again (until automatic dynamic makes ints symbolic, and floats "
     "stay specialised). A tensor argument is data: one graph serves every value."
+)
+
+CUDA_GRAPHS_WHY = (
+    " On a GPU it is also what lets CUDA graphs (mode=\"reduce-overhead\") pay: they record one graph per value of "
+    "every int input, so an int that changes every call records every call, where a tensor replays one graph."
 )
 
 LENGTH_WHY = (
@@ -65,38 +74,70 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     inside = func.body.body[0]
     reads = reads_of(tree, name, inside)
     problem = "cannot see every use" if reads is None else only_tensor_arithmetic(tree, name, reads)
-    unchecked = None
-    if problem:
-        from tdiag.analyzer.suggestions.helpers import compile_dynamic
+    on_cuda = run_device(ctx.analysis) == "cuda"
+    if not problem:
+        return _as_tensor(tree, name, frame, params, on_cuda, note=None)
+    from tdiag.analyzer.suggestions.helpers import compile_dynamic
 
-        try:  # an int that must stay an int (a size, an if): symbolic instead, on the compile of the function
-            return compile_dynamic.suggest(finding, ctx, name, frame, frame_path, frame_line, expected)
+    def symbolic(use=compile_dynamic.SIZE_USE) -> Suggestion:  # the int stays an int, symbolic on its compile
+        return compile_dynamic.suggest(finding, ctx, name, frame, frame_path, frame_line, expected, use)
+
+    if reads is None or _definite(tree, reads):
+        try:
+            return symbolic()
         except NoPatch as why_not:
-            if reads is None or _definite(tree, reads):
-                raise NoPatch(f"a tensor `{name}` would not behave like the number inside {frame}: {problem}; "
-                              f"and no dynamic=True patch: {why_not}") from None
-            # not known to fail: a candidate for `tdiag fix --verify` to try, never withheld on a guess
-            unchecked = (f"a candidate to verify (`tdiag fix --verify` runs it and keeps it only if the output stays "
-                         f"the same): not checked from the source: {problem}")
+            raise NoPatch(f"a tensor `{name}` would not behave like the number inside {frame}: {problem}; "
+                          f"and no dynamic=True patch: {why_not}") from None
+    # not known to fail: a candidate for `tdiag fix --verify` to try, never withheld on a guess
+    unchecked = (f"a candidate to verify (`tdiag fix --verify` runs it and keeps it only if the output stays the "
+                 f"same): not checked from the source: {problem}")
+
+    def tensor() -> Suggestion:
+        return _as_tensor(tree, name, frame, params, on_cuda, note=unchecked)
+
+    # Under CUDA graphs a symbolic int is no help: torch records one graph per value of every int input
+    # (cudagraph_trees' int key), so an int that changes every call records every call. A tensor replays. On a CPU
+    # the symbolic int is the safer first try: the source shows it keeps the number's type.
+    def passed_on() -> Suggestion:
+        return symbolic(compile_dynamic.PASSED_USE)
+
+    return first_candidate([tensor, passed_on] if on_cuda else [passed_on, tensor])
+
+
+def _as_tensor(tree, name: str, frame: str, params: list[str], on_cuda: bool, note: str | None) -> Suggestion:
+    """``torch.tensor(value)`` at every call of ``frame`` in its file; on CUDA created on the device of the call's
+    first other plain argument (a CPU tensor in a CUDA graph is copied or skips the graph)."""
     torch = torch_alias(tree)
     replacements = {}
     for call in calls_to(tree, frame):
         arg = argument_for(call, name, params)
         if isinstance(arg.value, cst.Call) and dotted(arg.value.func) in (f"{torch}.tensor", f"{torch}.as_tensor"):
             continue
+        sibling = _device_sibling(call, arg) if on_cuda else None
+        template = "{torch}.tensor({value}, device={sibling}.device)" if sibling is not None else "{torch}.tensor({value})"
         replacements[arg.value] = parse_template_expression(
-            "{torch}.tensor({value})", config=tree.module.config_for_parsing, torch=cst.Name(torch), value=arg.value
+            template, config=tree.module.config_for_parsing, torch=cst.Name(torch), value=arg.value,
+            **({"sibling": sibling} if sibling is not None else {}),
         )
     if not replacements:
-        raise NoPatch(f"no call `{frame}(...)` in {frame_path} passes `{name}` as a plain value")
+        raise NoPatch(f"no call `{frame}(...)` in {tree.path} passes `{name}` as a plain value")
     new_module = with_torch_import(tree, replace_nodes(tree.module, replacements))
     return Suggestion(
         title=f"Pass `{name}` as a tensor",
-        why=WHY,
+        why=WHY + (CUDA_GRAPHS_WHY if on_cuda else ""),
         patch=patch_for(tree, new_module),
-        patch_note=unchecked,
+        patch_note=note,
         alternatives=_alternatives(name),
     )
+
+
+def _device_sibling(call: cst.Call, scalar: cst.Arg) -> cst.BaseExpression | None:
+    """The call's first other argument that is a plain name or attribute (``clean``, ``batch.x``): the tensor whose
+    device the new tensor takes. None when there is none; verification finds out if it is not a tensor."""
+    for arg in call.args:
+        if arg is not scalar and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
+            return arg.value
+    return None
 
 
 # Why a tensor would certainly not do: a read feeds an `if`, a comparison, formatting, an index, a size or a Python number

@@ -42,9 +42,18 @@ def test_the_optimizer_patch_is_measured_against_the_kept_round(verified):
     assert r2["before"]["graphs"] == r1["after"]["graphs"] == 1
     kept_runs = r1["after"]["step_times_s"]
     assert r2["before"]["step_times_s"][:len(kept_runs)] == kept_runs
-    # round 1's counts decided on one run a side; round 2 only the step time can judge, so the kept run's side is
-    # topped up to --repeat runs in turn with its own, and a close call takes more of both (rounds.py): the
-    # baseline holds them all
-    assert r1["before"]["runs"] == r1["after"]["runs"] == 1 and r1["timing"].startswith("not weighed: the counts")
-    assert len(r2["before"]["step_times_s"]) == 2 + r2["remeasured"]
-    assert r2["after"]["runs"] == 2 + r2["remeasured"]
+    # round 1's counts decide on one run a side, unless that run's step measured slower than the baseline's fastest
+    # beyond the margin (a busy machine does that: the suite's other worker): then both sides are topped up to
+    # --repeat before the step time judges (rounds.py; test_close_call.py decides both paths on given times)
+    if r1["timing"].startswith("not weighed: the counts"):
+        assert r1["before"]["runs"] == r1["after"]["runs"] == 1
+    else:
+        assert r1["before"]["runs"] >= 2 and r1["after"]["runs"] >= 2, r1["timing"]
+    # round 2 only the step time can judge: one run a side where it is decisively faster, else the kept run's side
+    # is topped up to --repeat runs in turn with its own, and a close call takes more of both: the baseline holds
+    # them all
+    if "on one run" in r2["timing"]:
+        assert r2["before"]["runs"] == r2["after"]["runs"] == 1 and r2["timing"].startswith("faster by")
+    else:
+        assert len(r2["before"]["step_times_s"]) == max(2, len(kept_runs)) + r2["remeasured"]
+        assert r2["after"]["runs"] == 2 + r2["remeasured"]

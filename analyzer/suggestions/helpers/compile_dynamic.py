@@ -18,15 +18,20 @@ from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, descendants
 
 WHY = (
     "Dynamo guards on the value of a Python int argument, so each new value compiles again (automatic dynamic "
-    "makes it symbolic only after the first change). `{name}` is used where a tensor cannot stand in for it (a "
-    "size, a reshape, an if), so it stays an int; with dynamic=True Dynamo treats ints and sizes as symbolic from "
-    "the first compile and one graph serves the values. Values 0 and 1 are still specialised, and every tensor "
-    "size becomes dynamic too, which can cost some speed in the graph."
+    "makes it symbolic only after the first change). {use_why} With dynamic=True Dynamo treats ints and sizes as "
+    "symbolic from the first compile and one graph serves the values. Values 0 and 1 are still specialised, and "
+    "every tensor size becomes dynamic too, which can cost some speed in the graph."
 )
+# Where the int goes, in the title and the why: a use the source shows needs an int, or one it cannot judge
+SIZE_USE = ("is an int it uses as a size or in a branch",
+            "`{name}` is used where a tensor cannot stand in for it (a size, a reshape, an if), so it stays an int.")
+PASSED_USE = ("is an int it passes on to other code",
+              "`{name}` is passed on to code the source does not show, so it stays an int here; passing it as a "
+              "tensor is the other candidate.")
 
 
 def suggest(finding: Finding, ctx: SuggestionContext, name: str, frame: str, frame_path: str, frame_line: int | None,
-            expected: str | None) -> Suggestion:
+            expected: str | None, use: tuple[str, str] = SIZE_USE) -> Suggestion:
     """``dynamic=True`` on the compile of ``frame`` (defined at ``frame_path:frame_line``), which recompiled on its
     int parameter ``name``; NoPatch when that would not reduce the recompiles or no such compile is in the files."""
     if expected is not None and not _is_int(expected):
@@ -49,8 +54,8 @@ def suggest(finding: Finding, ctx: SuggestionContext, name: str, frame: str, fra
     where, node = found[0]
     new = _with_dynamic(where, node)
     return Suggestion(
-        title=f"Compile {frame} with dynamic=True (`{name}` is an int it uses as a size or in a branch)",
-        why=WHY.format(name=name),
+        title=f"Compile {frame} with dynamic=True (`{name}` {use[0]})",
+        why=WHY.format(use_why=use[1].format(name=name)),
         patch=patch_for(where, replace_nodes(where.module, {node: new})),
         alternatives=[
             f"keep `{name}` constant in the hot loop, or bucket it to a few values (one graph per value)",

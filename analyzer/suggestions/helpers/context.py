@@ -36,6 +36,17 @@ class SuggestionContext:
         return tree
 
 
+def run_device(analysis: Analysis) -> str | None:
+    """"cuda" or "cpu": the device the measured window ran on, else what the run's record says: "cuda: NAME" once
+    the program initialised CUDA, "cpu" on a machine without a GPU; None when it cannot tell (a GPU was there, the
+    record ended before the program's exit named whether it used it)."""
+    runtime = analysis.summary.runtime
+    if runtime is not None and runtime.device:
+        return runtime.device
+    device = analysis.run.device or ""
+    return "cuda" if device.startswith("cuda:") else "cpu" if device == "cpu" else None
+
+
 def first_candidate(builders, refusals: list[str] | None = None) -> Suggestion:
     """The first patch the builders make, the others that build as its ``candidates`` (the order `tdiag fix --verify`
     tries them in); NoPatch with every builder's reason, after ``refusals``, when none builds."""
