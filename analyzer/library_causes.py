@@ -92,6 +92,10 @@ def library_frames(finding: Finding) -> list[Frame]:
                 frames.append(Frame(path, int(line), "?", None, False))
     if isinstance(ev, RecompileEvidence) and ev.frame_path and is_library_path(ev.frame_path):
         frames.append(Frame(ev.frame_path, ev.frame_line or 0, ev.frame or "?", None, False))
+    if isinstance(ev, RecompileEvidence) and ev.guard_path and is_library_path(ev.guard_path):
+        # the library line whose read the failed guard stands for (a library call inlined into the user's compiled
+        # function): its function is not recorded, so only an entry's path-only pattern can match it
+        frames.append(Frame(ev.guard_path, ev.guard_line or 0, "?", None, False))
     if finding.library_frame is not None:
         frames.append(finding.library_frame)
     return frames

@@ -216,7 +216,8 @@ def _set_model_attribute(finding, ctx, entry, values):
     if values["value"] == "...":
         raise NoPatch("torch's reason does not show the value to set")
     return _on_the_model(finding, ctx, values,
-                         lambda model: f"{model}.{entry.options['attribute']} = {values['value']!r}".replace("'", '"'))
+                         lambda model: f"{model}.{entry.options['attribute']} = {values['value']!r}".replace("'", '"'),
+                         entry.options["attribute"])
 
 
 def _model_method(finding, ctx, entry, values):
@@ -225,15 +226,23 @@ def _model_method(finding, ctx, entry, values):
                          lambda model: f"{model}.{entry.options['method']}({entry.options['method_args']})")
 
 
-def _on_the_model(finding, ctx, values, statement_for):
+def _on_the_model(finding, ctx, values, statement_for, attribute: str | None = None):
     """One statement about the model the line calls (``statement_for(name)``), put before the line that compiles it,
-    or after the line that builds it when a framework (``trainer.train()``) makes the compiled call."""
+    or after the line that builds it when a framework (``trainer.train()``) makes the compiled call, or when the
+    compiled function reads the model from around it (the guard names it: ``model.config.problem_type is None``)."""
     tree = ctx.tree(finding.path)
     try:
         model, statement, before = _model_statement(tree, finding)
-    except NoPatch:
-        model, statement, before = _built_model_statement(tree, library_name(finding.library_frame.path)
-                                                          if finding.library_frame else None)
+    except NoPatch as not_called:
+        guarded = _guarded_model_statement(tree, finding, attribute) if attribute else None
+        if guarded is not None:
+            model, statement, before = guarded
+        else:
+            try:
+                model, statement, before = _built_model_statement(
+                    tree, library_name(finding.library_frame.path) if finding.library_frame else None)
+            except NoPatch as not_built:
+                raise NoPatch(f"{not_called}; {not_built}") from None
     if model in _peft_wrapped(tree):
         # peft's wrapper passes attribute reads to the model it wraps but keeps attribute writes: what the library
         # reads (`loss_type`) must be set on the base model (peft's `get_base_model()`)
@@ -503,6 +512,28 @@ def _model_expression(expr: cst.BaseExpression) -> bool:
         else:
             expr = expr.value
     return isinstance(expr, cst.Name)
+
+
+def _guarded_model_statement(tree: SourceTree, finding: Finding, attribute: str) \
+        -> tuple[str, cst.SimpleStatementLine, bool] | None:
+    """(the model's expression, the statement that assigns its root name, False): for a compiled function that reads
+    the model from the scope around it, the object the failed guard reads ``attribute`` on (``model`` in ``model.
+    config.problem_type is None``), assigned in a function around the compiled call or at module level. None when the
+    guard does not name it in the user's words or no single assignment of it is there."""
+    guard = evidence_as(finding.evidence, RecompileEvidence).guard if isinstance(finding.evidence, RecompileEvidence) else None
+    m = re.match(rf"^((\w+)(?:\.\w+)*)\.{re.escape(attribute)}\b", guard or "")
+    if m is None:  # Dynamo's own names (L[...], G[...]) never reach a patch
+        return None
+    expression, root = m.group(1), m.group(2)
+    calls = [c for c in tree.nodes_on_line(cst.Call, finding.line)]
+    around = [a.body.body for c in calls[:1] for a in tree.ancestors(c) if isinstance(a, cst.FunctionDef)]
+    for body in [*around, tree.module.body]:
+        assigned = [stmt for stmt in body if _assignment_to(stmt, root) is not None]
+        if len(assigned) == 1:
+            return expression, assigned[0], False
+        if assigned:
+            return None
+    return None
 
 
 def _built_model_statement(tree: SourceTree, library: str | None) -> tuple[str, cst.SimpleStatementLine, bool]:

@@ -82,3 +82,41 @@ def test_a_compiled_function_is_not_taken_for_the_model():
 
     with pytest.raises(NoPatch, match="compiles the function `train_step`"):
         _model_statement(tree, Line())
+
+
+BERT_PROGRAM = Path(__file__).parent / "programs_in_main" / "bert_step_in_main.py"
+
+
+def _frame_compiles(stdout: str) -> int:
+    return int(next(line for line in stdout.splitlines() if line.startswith("frame compiles ")).split()[-1])
+
+
+def test_problem_type_is_set_on_the_model_a_compiled_function_reads(tmp_path):
+    """`step = torch.compile(train_step)`, the model read from main()'s scope: the failed guard names it
+    (`model.config.problem_type is None`), so the attribute is set after the line that builds it; applied, torch
+    compiles the step once."""
+    from tdiag.analyzer import build
+    from tdiag.analyzer.suggestions import apply_patch
+
+    shutil.copy(BERT_PROGRAM, tmp_path / BERT_PROGRAM.name)
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", BERT_PROGRAM.name],
+                          cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert _frame_compiles(proc.stdout) == 2  # torch's count: the second call compiles again
+    line = next(n for n, text in enumerate(BERT_PROGRAM.read_text().splitlines(), 1) if "# EXPECT:" in text)
+    rcp = next(f for f in build(str(tmp_path / "rec")).findings if f.code == "RCP006" and f.line == line)
+    patch = rcp.suggestion.patch
+    assert patch, rcp.suggestion.patch_note
+    patched = apply_patch(BERT_PROGRAM.read_text(), patch)
+    lines = patched.splitlines()
+    set_at = lines.index('    model.config.problem_type = "single_label_classification"')
+    assert lines[set_at - 1] == "    model = BertForSequenceClassification(config)"  # after it is built, in main()
+
+    script = tmp_path / "patched" / BERT_PROGRAM.name
+    script.parent.mkdir()
+    script.write_text(patched)
+    plain = subprocess.run([sys.executable, script.name], cwd=script.parent, env=_env(), capture_output=True,
+                           text=True, timeout=300)
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    assert _frame_compiles(plain.stdout) == 1
+    assert plain.stdout.splitlines()[0] == proc.stdout.splitlines()[0]  # the same loss
