@@ -123,6 +123,12 @@ def run(cmd: list[str], timeout: float, **kwargs) -> subprocess.CompletedProcess
 
 def timed(script: Path, args: list[str], extra_env: dict[str, str] | None = None, timeout: float = 900,
           deadline: float | None = None) -> float | None:
+    return timed_with_output(script, args, extra_env, timeout, deadline)[0]
+
+
+def timed_with_output(script: Path, args: list[str], extra_env: dict[str, str] | None = None, timeout: float = 900,
+                      deadline: float | None = None) -> tuple[float | None, str]:
+    """The program's own steady step time (None when it failed or ran out of time) and its stdout."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "t.json"
         try:
@@ -130,11 +136,11 @@ def timed(script: Path, args: list[str], extra_env: dict[str, str] | None = None
                        env=env_for(out, extra_env))
         except subprocess.TimeoutExpired:
             print(f"  {script.name} stopped: past the time budget", file=sys.stderr)
-            return None
+            return None, ""
         if proc.returncode != 0 or not out.exists():
             print(f"  {script.name} failed (exit {proc.returncode}): {proc.stderr.strip()[-600:]}", file=sys.stderr)
-            return None
-        return json.loads(out.read_text())["step_s"]
+            return None, proc.stdout
+        return json.loads(out.read_text())["step_s"], proc.stdout
 
 
 FIX_BUDGET_MARGIN_S = 10  # tdiag fix's start, its analysis of the record and its writing after the last run
