@@ -525,8 +525,8 @@ def _guarded_model_statement(tree: SourceTree, finding: Finding, attribute: str)
     if m is None:  # Dynamo's own names (L[...], G[...]) never reach a patch
         return None
     expression, root = m.group(1), m.group(2)
-    calls = [c for c in tree.nodes_on_line(cst.Call, finding.line)]
-    around = [a.body.body for c in calls[:1] for a in tree.ancestors(c) if isinstance(a, cst.FunctionDef)]
+    calls = tree.nodes_on_line(cst.Call, finding.line)
+    around = [a.body.body for a in tree.ancestors(calls[0]) if isinstance(a, cst.FunctionDef)] if calls else []
     for body in [*around, tree.module.body]:
         assigned = [stmt for stmt in body if _assignment_to(stmt, root) is not None]
         if len(assigned) == 1:

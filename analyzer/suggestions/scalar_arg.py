@@ -95,18 +95,18 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     def tensor() -> Suggestion:
         return _as_tensor(tree, name, frame, params, on_cuda, note=unchecked)
 
-    # Under CUDA graphs a symbolic int is no help: torch records one graph per value of every int input
-    # (cudagraph_trees' int key), so an int that changes every call records every call. A tensor replays. On a CPU
-    # the symbolic int is the safer first try: the source shows it keeps the number's type.
     def passed_on() -> Suggestion:
         return symbolic(compile_dynamic.PASSED_USE)
 
+    # Under CUDA graphs a symbolic int is no help: torch records one graph per value of every int input
+    # (cudagraph_trees' int key), so an int that changes every call records every call. A tensor replays. On a CPU
+    # the symbolic int is the safer first try: it keeps the number's type wherever it goes.
     return first_candidate([tensor, passed_on] if on_cuda else [passed_on, tensor])
 
 
 def _as_tensor(tree, name: str, frame: str, params: list[str], on_cuda: bool, note: str | None) -> Suggestion:
     """``torch.tensor(value)`` at every call of ``frame`` in its file; on CUDA created on the device of the call's
-    first other plain argument (a CPU tensor in a CUDA graph is copied or skips the graph)."""
+    first other plain argument (a CPU tensor among CUDA inputs splits the graph for CUDA graphs or keeps it out)."""
     torch = torch_alias(tree)
     replacements = {}
     for call in calls_to(tree, frame):
