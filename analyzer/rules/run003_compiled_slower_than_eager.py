@@ -47,7 +47,7 @@ def check(ctx):
     vs = ctx.vs_eager
     if vs is None or vs.verdict != "slower" or not vs.compiled_step_s or not vs.eager_step_s:
         return []
-    part, cause = eager_compare.where_time_goes(runtime)
+    part, cause = eager_compare.where_time_goes(runtime, len(ctx.break_sites))
     extra = (vs.compiled_step_s - vs.eager_step_s) * runtime.steps  # what compiling costs the window's steps
     return [
         RULE.finding(

@@ -21,7 +21,8 @@ from tdiag.analyzer.suggestions.helpers.tensor_use import only_tensor_arithmetic
 KEEP_TENSOR_WHY = (
     "`.item()` copies the value to the host, which forces a device sync and ends the graph; the Python float it "
     "returns is then also guarded on, so a new value can recompile the code after it. Arithmetic with a 0-d "
-    "tensor gives the same result and stays in one graph."
+    "tensor gives the same result and stays in one graph. `.detach()` keeps what `.item()` also did: the value "
+    "is a constant to autograd, so no gradient flows back through it and training takes the same steps."
 )
 CAPTURE_WHY = (
     "With capture_scalar_outputs Dynamo keeps `.item()` in the graph as a symbolic scalar instead of breaking, "
@@ -109,9 +110,11 @@ def keep_tensor(tree: SourceTree, call: cst.Call) -> Suggestion:
     if problem:
         raise NoPatch(problem)
     assert isinstance(call.func, cst.Attribute)
-    new_module = tree.module.deep_replace(call, call.func.value)
+    # `.detach()`, not the bare tensor: a gradient through the kept value would change what the program trains
+    # (tdiag's own example: its losses moved in the 4th decimal, identical with the detach)
+    new_module = tree.module.deep_replace(call, call.with_changes(func=call.func.with_changes(attr=cst.Name("detach"))))
     return Suggestion(
-        title=f"Keep `{name}` a tensor: drop .item()",
+        title=f"Keep `{name}` a tensor: .detach() in place of .item()",
         why=KEEP_TENSOR_WHY,
         patch=patch_for(tree, new_module),
         alternatives=[

@@ -182,7 +182,7 @@ def eager_baseline(compiled: Runs, eager: Runs) -> EagerBaseline:
     how, faster, slower = judge_steps(e, c)  # eager is the "before"
     if slower:
         return EagerBaseline(e.step_times_s, c.step_times_s, 0, "compiled slower than eager", how,
-                             where_time_goes(compiled[0][0].summary.runtime)[1])
+                             where_time_goes(compiled[0][0].summary.runtime, compiled[0][0].summary.graph_breaks)[1])
     verdict = "compiled faster than eager" if faster else "no verdict" if e.step_times_s and c.step_times_s else "not measured"
     return EagerBaseline(e.step_times_s, c.step_times_s, 0, verdict, how)
 

@@ -1,8 +1,7 @@
 """Is the patched program's output the same? Exactly, or within a stated tolerance on the numbers it prints, with
 the program's own measurements set apart from its results.
 
-A patch may legitimately move the last printed digit of a float (a 0-d float32 tensor instead of a Python double,
-a reassociated sum). Such output counts as the same only when every difference is a number that differs by at most
+A patch may legitimately move the last printed digit of a float (a reassociated sum, a fused kernel). Such output counts as the same only when every difference is a number that differs by at most
 one unit of its last printed digit and by at most ``tolerance`` relatively; every other character must match. The
 differing numbers are listed, so the user sees what the tolerance allowed.
 

@@ -60,8 +60,9 @@ def test_a_library_function_or_logger_named_in_backticks_is_evidence_not_code():
 
 
 def test_a_method_named_in_prose_is_not_a_name_to_write():
-    """The scalar_item suggester's title ("Keep `scale` a tensor: drop .item()") once read "drop .<item>()"."""
-    title = "Keep `scale` a tensor: drop .item()"
+    """The scalar_item suggester's title ("Keep `scale` a tensor: .detach() in place of .item()") once read
+    "drop .<item>()"."""
+    title = "Keep `scale` a tensor: .detach() in place of .item()"
     assert unknown_names(title, "scale = x.abs().max().item()\n") == set()
     assert with_placeholders(title, "scale = x.abs().max().item()\n") == title
     assert with_placeholders("call h.tolist() here", "x = 1\n") == "call <h>.tolist() here"  # the object still is
