@@ -64,8 +64,8 @@ def where_time_goes(runtime: RuntimeSummary | None, graph_breaks: int = 0) -> tu
         ranked["eager code between and around the graphs"] += ranked.pop("guard checks")
     name, _ = max(ranked.items(), key=lambda kv: kv[1])
     share = ", ".join(f"{k} {v / runtime.window_s:.0%}" for k, v in parts.items() if v > 0)
-    subject = f"{name}, with the guard checks each re-entry pays," if "guard checks" not in ranked and \
-        name == "eager code between and around the graphs" else name
+    between = "eager code between and around the graphs"
+    subject = f"{name}, with the guard checks each re-entry pays," if graph_breaks and name == between else name
     return name, f"{subject} take the largest share of the compiled step ({share}): {PARTS[name]}"
 
 
