@@ -484,8 +484,7 @@ def _model_statement(tree: SourceTree, finding: Finding) -> tuple[str, cst.Simpl
     if callee is None or not isinstance(call.func, cst.Name):
         raise NoPatch("the call does not go through a plain name")
     functions = {f.name.value for f in tree.nodes(cst.FunctionDef)}
-    scopes = [a.body.body for a in tree.ancestors(call) if isinstance(a, cst.FunctionDef)] + [tree.module.body]
-    for body in scopes:
+    for body in _bodies_around(tree, call):
         for stmt in body:
             assign = _assignment_to(stmt, callee)
             if assign is None:
@@ -500,6 +499,13 @@ def _model_statement(tree: SourceTree, finding: Finding) -> tuple[str, cst.Simpl
             if callee not in compiled_names(tree):
                 return callee, stmt, False
     raise NoPatch(f"no assignment of `{callee}` to set the attribute on")
+
+
+def _bodies_around(tree: SourceTree, node: cst.CSTNode | None) -> list:
+    """The statement lists to search for an assignment the line relies on: each function around ``node``, innermost
+    first (a program written in a ``main()``), then the module's."""
+    functions = [a.body.body for a in tree.ancestors(node) if isinstance(a, cst.FunctionDef)] if node else []
+    return [*functions, tree.module.body]
 
 
 def _model_expression(expr: cst.BaseExpression) -> bool:
@@ -526,8 +532,7 @@ def _guarded_model_statement(tree: SourceTree, finding: Finding, attribute: str)
         return None
     expression, root = m.group(1), m.group(2)
     calls = tree.nodes_on_line(cst.Call, finding.line)
-    around = [a.body.body for a in tree.ancestors(calls[0]) if isinstance(a, cst.FunctionDef)] if calls else []
-    for body in [*around, tree.module.body]:
+    for body in _bodies_around(tree, calls[0] if calls else None):
         assigned = [stmt for stmt in body if _assignment_to(stmt, root) is not None]
         if len(assigned) == 1:
             return expression, assigned[0], False

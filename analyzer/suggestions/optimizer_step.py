@@ -16,7 +16,7 @@ from __future__ import annotations
 from tdiag.analyzer.evidence import RuntimeShareEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.helpers import compiled_optimizer_step, optimizer_foreach, optimizer_fused
-from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext, run_device
 
 MIN_OPTIMIZER_SHARE = 0.2  # of the step's eager time: below it the optimizer is not what to patch
 
@@ -53,9 +53,7 @@ def candidates(finding: Finding, ctx: SuggestionContext) -> list[Suggestion]:
 
 def kinds(ctx: SuggestionContext) -> list:
     """The patch kinds to try, best first, for the device and backend of the run."""
-    runtime = ctx.analysis.summary.runtime
-    device = runtime.device if runtime is not None else None
-    if device == "cuda":
+    if run_device(ctx.analysis) == "cuda":
         return [optimizer_fused, compiled_optimizer_step]
     inductor = any(g.kernels for g in ctx.analysis.graphs)  # Inductor generated code: it compiles the step too
     # foreach first on a CPU; fused after it, never first: its CPU kernel measured 10x slower than the default on one
