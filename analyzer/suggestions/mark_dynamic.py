@@ -69,7 +69,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
                       "fell back): it is not an argument of this call")
     params = frame_params(ctx, frame_path, frame, frame_line)
     value = user_expression(call, subject, params)
-    also = _also_marked(finding, call, params, (subject, dim))
+    also = _distinct(tree, [(value, dim), *_also_marked(finding, call, params, (subject, dim))])[1:]
     statement = tree.enclosing_statement_line(call)
     if statement is None:
         raise NoPatch("the compiled call is inside a compound statement's header; mark the tensor where it is made")
@@ -192,6 +192,18 @@ def _also_marked(finding: Finding, call: cst.Call, params: list[str] | None,
             continue
         if is_reference(value):
             out.append((value, int(m["dim"])))
+    return out
+
+
+def _distinct(tree, marks: list[tuple[cst.BaseExpression, int]]) -> list[tuple[cst.BaseExpression, int]]:
+    """Each (tensor, dim) once, by the user's text: two parameters given the same tensor (``model(input_ids=ids,
+    labels=ids)``, peft_train) are one mark, not two identical lines."""
+    seen, out = set(), []
+    for value, dim in marks:
+        key = (tree.module.code_for_node(value), dim)
+        if key not in seen:
+            seen.add(key)
+            out.append((value, dim))
     return out
 
 
