@@ -3,6 +3,7 @@
 # figures (as written, tdiag's rounds, hand-fixed, expert, eager), best of 2 runs, on the same machine.
 # PROG names the program (benchmarks/ceiling_programs), or several comma-separated, PAR of them at a time (their
 # figures then compare within a program only); FT/FB: the flow's timeout and budget, GT/GB: the figures'.
+# VERSIONS: the figures' versions (the goal reads before, tdiag, expert and eager: leaving out hand saves a fifth).
 # PHASES=figures PATCHED=DIR: the figures alone, of a flow run in an earlier call (its d1.tgz unpacked into DIR, a
 # carried path: a later call may start on a fresh machine).
 # The machine has no network: tdiag and the packages torch 2.11's image lacks travel as wheels in .whl/ (carried),
@@ -23,6 +24,6 @@ if [[ "${PHASES:-fix,figures}" == *fix* ]]; then
 fi
 [[ "${PHASES:-fix,figures}" == *figures* ]] || exit 0
 OUT="$T"/d/fig timeout "${GT:-245}" python3 benchmarks/gpu_expert.py --phases figures --programs "$P" --parallel "${PAR:-1}" \
-    --patched "${PATCHED:-"$T"/d/fix}" --runs 2 --budget "${GB:-230}" > "$T"/d/fig/log 2>&1
+    --patched "${PATCHED:-"$T"/d/fix}" --runs 2 --versions "${VERSIONS:-before,tdiag,hand,expert,eager}" --budget "${GB:-230}" > "$T"/d/fig/log 2>&1
 grep -E "CHECK|^\|" "$T"/d/fig/log | cut -c1-400
 tar czf "$OUT/d.tgz" -C "$T" d
