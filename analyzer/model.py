@@ -122,6 +122,9 @@ class GuardFailure:
     path: str | None = None
     line: int | None = None
     hint: str | None = None  # torch's own hint on the guard ("(HINT: ... allow_unspec_int_on_nn_module ...)")
+    # not in torch's log (it reports the first failing guard of an entry): a value guard of the failed entry that
+    # the new compile guards to another value (analyzer/guard_diff.py)
+    hidden: bool = False
 
 
 @lean_dataclass
@@ -137,6 +140,9 @@ class Recompile:
     call_site: Site | None = None  # the user line that called the recompiled frame
     time: float | None = None
     rank: int | None = None
+    # the entry's other guards that failed at this recompile, read from the two compiles' guards (guard_diff.py):
+    # a second cause behind the one torch logged
+    hidden_failures: list[GuardFailure] = field(default_factory=list)
 
 
 @lean_dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from collections.abc import Iterable
@@ -87,6 +88,19 @@ class PathMapper:
         if _LIBRARY_DIR.match(p) or _STDLIB.match(p) or p.startswith("<"):
             return True
         return bool(self.root) and p.startswith("/") and not (p == self.root or p.startswith(self.root + "/"))
+
+    def guard_comment_path(self, path: str) -> str:
+        """A file as torch's guard comments name it, shortened below a sys.path entry
+        (``transformers/models/bert/modeling_bert.py``): the user's file where the run's directory has it, else a
+        library's."""
+        if path.startswith(("/", "<")) or os.path.exists(self.absolute(path)):
+            return self.display(path)
+        tail = "/" + path.replace("\\", "/")
+        for candidate in (self.root + tail, *sorted(self.live_files)):
+            if candidate.endswith(tail) and not _LIBRARY_DIR.match(candidate) and (
+                    candidate in self.live_files or os.path.exists(candidate)):
+                return self.display(candidate)
+        return "<site-packages>/" + path
 
     def display(self, path: str | None) -> str:
         if not path:

@@ -3,6 +3,7 @@ site's causes become a finding. What a rule matches and how it words it lives in
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import defaultdict
 
@@ -75,12 +76,13 @@ def claim_recompiles(ctx, claimants) -> dict[str, list[tuple[Site, list[Recompil
     for r in ctx.analysis.recompiles:
         if carried_across_break(r, ctx.break_sites):
             continue
-        code = classify(r, claimants)
-        if code is None:
-            continue
-        key = cause_key(r, code)
-        causes[key].append(r)
-        codes[key] = code
+        for cause in (r, *with_hidden_cause(r)):
+            code = classify(cause, claimants)
+            if code is None:
+                continue
+            key = cause_key(cause, code)
+            causes[key].append(cause)
+            codes[key] = code
     by_site: dict[tuple, list[tuple[str, Site, list[Recompile]]]] = defaultdict(list)
     for key, recompiles in causes.items():
         site = cause_site(recompiles, ctx.frame_sites)
@@ -95,6 +97,12 @@ def claim_recompiles(ctx, claimants) -> dict[str, list[tuple[Site, list[Recompil
                 code = owner
             owned[code].append((site, recompiles))
     return owned
+
+
+def with_hidden_cause(r: Recompile) -> list[Recompile]:
+    """The recompile once per guard that failed behind the one torch logged (``Recompile.hidden_failures``), each as
+    its primary failure: a second cause of the same recompile, claimed by the rule that owns that guard."""
+    return [dataclasses.replace(r, failures=[hidden], hidden_failures=[]) for hidden in r.hidden_failures]
 
 
 def guard_kinds(*kinds: str):
@@ -172,6 +180,9 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
         first = cause[0]
         failure = primary_failure(first)
         text = message(first, failure)
+        if failure is not None and failure.hidden:  # torch logged another guard of this recompile first
+            text += (f" (failed behind the guard torch logged: the new compile guards {user_words(failure.subject)} "
+                     f"== {failure.actual})")
         if len(causes) > 1:
             text += "; also: " + "; ".join(
                 f"{frame_label(c[0])} ({user_words(primary_failure(c[0]).text) if c[0].failures else 'unknown guard'})"
@@ -179,7 +190,7 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
                 for _, c in causes[1:]
             )
         dynamic = sorted({d for r in recompiles for d in decisions.get((r.rank, r.frame_id), [])})
-        if dynamic:  # automatic dynamic is this recompile's consequence, not a new problem
+        if dynamic and not (failure and failure.hidden):  # automatic dynamic follows the logged cause, a size
             text += f"; Dynamo then made {', '.join(_plain_decision(d) for d in dynamic)}"
         frames = sorted({(r.path, r.line) for r in recompiles})
         findings.append(
