@@ -46,8 +46,8 @@ def hidden_failures(failed_entry: list[Guard], recompiled: list[Guard],
     after = value_guards(recompiled)
     out = []
     for subject, (value, guard) in value_guards(failed_entry).items():
-        if subject not in after or after[subject][0] == value:
-            continue
+        if subject not in after or after[subject][0] == value or "___" in subject:
+            continue  # unchanged, no longer guarded, or Dynamo's own value (a resumed frame's stack slot)
         if any(subject in f.text for f in logged) or any(re.match(rf"{re.escape(n)}\b", subject) for n in names):
             continue  # torch's failure names it (the very guard, or the same tensor or object)
         text = as_torch_logs(guard.text)

@@ -27,6 +27,8 @@ def test_unchanged_missing_or_logged_guards_are_not_failures():
     assert hidden_failures([NONE], [], [SIZE]) == []  # the new compile does not guard it (made dynamic, not read)
     logged = GuardFailure("0/0", "model.config.problem_type is None", "other")
     assert hidden_failures([NONE], [SET], [logged]) == []  # torch logged this very guard
+    stack = [Guard("EQUALS_MATCH", "L['___stack0'] == 1.31")], [Guard("EQUALS_MATCH", "L['___stack0'] == 1.52")]
+    assert hidden_failures(*stack, [SIZE]) == []  # a resumed frame's stack slot: a break's consequence, Dynamo's name
     sized = Guard("EQUALS_MATCH", "L['ids'].size()[1] == 8")
     assert hidden_failures([sized], [Guard("EQUALS_MATCH", "L['ids'].size()[1] == 12")], [SIZE]) == []  # it names ids
 
