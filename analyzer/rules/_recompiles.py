@@ -181,8 +181,8 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
         failure = primary_failure(first)
         text = message(first, failure)
         if failure is not None and failure.hidden:  # torch logged another guard of this recompile first
-            text += (f" (failed behind the guard torch logged: the new compile guards {user_words(failure.subject)} "
-                     f"== {failure.actual})")
+            now = f"is {failure.actual}" if failure.actual in ("None", "not None") else f"== {failure.actual}"
+            text += f" (failed behind the guard torch logged: the new compile guards {user_words(failure.subject)} {now})"
         if len(causes) > 1:
             text += "; also: " + "; ".join(
                 f"{frame_label(c[0])} ({user_words(primary_failure(c[0]).text) if c[0].failures else 'unknown guard'})"
