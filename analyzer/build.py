@@ -8,7 +8,6 @@ from typing import Any
 from tdiag.analyzer import events as events_mod
 from tdiag.analyzer.crash import ending, op_sites, read_crashes
 from tdiag.analyzer.events import EventLog, TorchEvent
-from tdiag.analyzer.guard_diff import hidden_failures
 from tdiag.analyzer.model import (
     Analysis,
     CompiledGraph,
@@ -327,10 +326,6 @@ class Builder:
                 failure = parse_guard_failure(item)
                 failure.path = self.paths.display(failure.path) if failure.path else None
                 failures.append(failure)
-            entry = graphs.get((ev.rank, failures[0].entry)) if failures else None
-            hidden = hidden_failures(entry.guards, g.guards, failures) if entry is not None and g is not None else []
-            for failure in hidden:
-                failure.path = self.paths.guard_comment_path(failure.path) if failure.path else None
             out.append(
                 Recompile(
                     compile_id=cid,
@@ -342,7 +337,6 @@ class Builder:
                     call_site=self._call_site(starts.get((ev.rank, cid))),
                     time=ev.t,
                     rank=ev.rank,
-                    hidden_failures=hidden,
                 )
             )
         return out

@@ -24,6 +24,21 @@ _NONE = re.compile(r"^(?P<subject>.+?) is (?P<value>None|not None)$")
 _EQUALS = re.compile(r"^(?P<subject>.+?) == (?P<value>.+)$")
 
 
+def stage(facts) -> None:
+    """Fills ``Recompile.hidden_failures`` from the guards of each recompile's failed entry and of its new compile
+    (a stage of its own: a fault here loses these causes only, and says so)."""
+    a = facts.analysis
+    graphs = {(g.rank, g.compile_id): g for g in a.graphs}
+    for r in a.recompiles:
+        entry = graphs.get((r.rank, r.failures[0].entry)) if r.failures else None
+        new = graphs.get((r.rank, r.compile_id))
+        if entry is None or new is None:
+            continue
+        r.hidden_failures = hidden_failures(entry.guards, new.guards, r.failures)
+        for failure in r.hidden_failures:
+            failure.path = facts.paths.guard_comment_path(failure.path) if failure.path else None
+
+
 def value_guards(guards: list[Guard]) -> dict[str, tuple[str, Guard]]:
     """subject -> (the value it is guarded to, the guard), for the value guards of one compile."""
     out = {}

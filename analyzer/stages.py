@@ -47,6 +47,8 @@ class Stage:
 STAGES: tuple[Stage, ...] = (
     # -- facts ------------------------------------------------------------------------------------------------------
     Stage("graphs", "tdiag.analyzer.build:graph_facts", "the compiled graphs, graph breaks, recompilations and frames"),
+    Stage("hidden_causes", "tdiag.analyzer.guard_diff:stage", "the recompile causes torch did not log",
+          needs=("graphs",)),
     Stage("crashes", "tdiag.analyzer.build:crash_facts", "the exceptions that stopped the program", needs=("graphs",)),
     Stage("kernels", "tdiag.analyzer.kernels:stage", "the kernels of each graph", needs=("graphs",)),
     Stage("cudagraphs", "tdiag.analyzer.cudagraphs:stage", "the CUDA graphs of each graph", needs=("graphs",)),
@@ -57,7 +59,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("vs_eager", "tdiag.analyzer.eager_compare:stage", "the comparison with eager", needs=("runtime",)),
     # -- judgement --------------------------------------------------------------------------------------------------
     Stage("rules", "tdiag.analyzer.rules:judge", "the findings", needs=("graphs",),
-          uses=("crashes", "compile_cache", "runtime", "vs_eager"), judge=True),
+          uses=("hidden_causes", "crashes", "compile_cache", "runtime", "vs_eager"), judge=True),
     Stage("summary", "tdiag.analyzer.build:summary", "the summary's counts", needs=("graphs",), uses=("rules", "vs_eager"),
           judge=True),
     # after the rules, so that they read the window only through their context (RuleContext.measured_window)
