@@ -28,6 +28,14 @@ def require_installed(*modules: str, reason: str) -> None:
         pytest.skip(f"{', '.join(missing)}: {reason}", allow_module_level=True)
 
 
+def plain_env(**extra: str) -> dict[str, str]:
+    """This process's environment without torch's logging, tracing and Dynamo switches (a test's own run of a program
+    must not inherit them), unbuffered, and the Hugging Face libraries offline; ``extra`` on top."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE", "TORCHDYNAMO"))}
+    return {**env, "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false", **extra}
+
+
 def tdiag_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "tdiag", *args]
 

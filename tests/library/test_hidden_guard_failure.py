@@ -9,28 +9,21 @@ recompile (so the second cause is real); the mark and the problem_type line toge
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from tdiag_testing import require_installed
+from tdiag_testing import plain_env, require_installed
 
 require_installed("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
 
 PROGRAM = Path(__file__).parent / "programs_in_main" / "bert_varlen_step_in_main.py"
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE", "TORCHDYNAMO"))}
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    return env
-
-
 def _compiles(script: Path) -> tuple[str, int]:
-    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=_env(), capture_output=True,
+    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(), capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     line = next(line for line in proc.stdout.splitlines() if line.startswith("frame compiles "))
@@ -42,7 +35,7 @@ def recorded(tmp_path_factory):
     root = tmp_path_factory.mktemp("hidden_guard")
     shutil.copy(PROGRAM, root / PROGRAM.name)
     proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", PROGRAM.name],
-                          cwd=root, env=_env(), capture_output=True, text=True, timeout=300)
+                          cwd=root, env=plain_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     from tdiag.analyzer import build
 

@@ -6,24 +6,17 @@ The program prints torch's own graph-break count (torch._dynamo.utils.counters) 
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from tdiag_testing import require_installed
+from tdiag_testing import plain_env, require_installed
 
 require_installed("transformers", "peft", reason="corpus extra not installed: pip install -e '.[corpus]'")
 
 PROGRAM = Path(__file__).parent / "programs_in_main" / "peft_base_in_main.py"
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE", "TORCHDYNAMO"))}
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    return env
 
 
 def _breaks(stdout: str) -> int:
@@ -36,7 +29,7 @@ def recorded(tmp_path_factory):
     root = tmp_path_factory.mktemp("in_main")
     shutil.copy(PROGRAM, root / PROGRAM.name)
     proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", PROGRAM.name],
-                          cwd=root, env=_env(), capture_output=True, text=True, timeout=300)
+                          cwd=root, env=plain_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return root, proc.stdout
 
@@ -60,7 +53,7 @@ def test_loss_type_is_set_on_the_compiled_expression_inside_main(recorded):
     script = root / "patched" / PROGRAM.name
     script.parent.mkdir()
     script.write_text(patched)
-    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=_env(), capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(), capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert _breaks(proc.stdout) == 0
@@ -100,7 +93,7 @@ def test_problem_type_is_set_on_the_model_a_compiled_function_reads(tmp_path):
 
     shutil.copy(BERT_PROGRAM, tmp_path / BERT_PROGRAM.name)
     proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", BERT_PROGRAM.name],
-                          cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
+                          cwd=tmp_path, env=plain_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert _frame_compiles(proc.stdout) == 2  # torch's count: the second call compiles again
     line = next(n for n, text in enumerate(BERT_PROGRAM.read_text().splitlines(), 1) if "# EXPECT:" in text)
@@ -115,7 +108,7 @@ def test_problem_type_is_set_on_the_model_a_compiled_function_reads(tmp_path):
     script = tmp_path / "patched" / BERT_PROGRAM.name
     script.parent.mkdir()
     script.write_text(patched)
-    plain = subprocess.run([sys.executable, script.name], cwd=script.parent, env=_env(), capture_output=True,
+    plain = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(), capture_output=True,
                            text=True, timeout=300)
     assert plain.returncode == 0, plain.stderr[-3000:]
     assert _frame_compiles(plain.stdout) == 1

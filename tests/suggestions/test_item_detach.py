@@ -8,7 +8,6 @@ bare tensor (the patch as it was before) prints different losses, so this test w
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -16,17 +15,13 @@ from pathlib import Path
 
 from tdiag.analyzer import build
 from tdiag.analyzer.suggestions import apply_patch
+from tdiag_testing import plain_env
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "train.py"
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE", "TORCHDYNAMO"))}
-    return {**env, "PYTHONUNBUFFERED": "1"}
-
-
 def _plain(script: Path) -> str:
-    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=_env(), capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(), capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
@@ -35,7 +30,7 @@ def _plain(script: Path) -> str:
 def test_the_kept_tensor_is_detached_and_the_training_is_unchanged(tmp_path):
     shutil.copy(EXAMPLE, tmp_path / "train.py")
     proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", "train.py"],
-                          cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
+                          cwd=tmp_path, env=plain_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     [brk] = [f for f in build(tmp_path / "rec").findings if f.code == "BRK002"]
     patch = brk.suggestion.patch

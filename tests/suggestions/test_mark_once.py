@@ -9,26 +9,20 @@ log as the oracle: the same stdout, no recompile.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from tdiag_testing import require_installed
+from tdiag_testing import plain_env, require_installed
 
 require_installed("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
 
 PROGRAM = Path(__file__).parents[1] / "library" / "programs" / "hf_gpt2_train_varlen.py"
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE", "TORCHDYNAMO"))}
-    return {**env, "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **extra}
-
-
 def _plain_run(script: Path) -> tuple[str, int]:
-    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=_env(TORCH_LOGS="recompiles"),
+    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(TORCH_LOGS="recompiles"),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout, proc.stderr.count("Recompiling function")
@@ -41,7 +35,7 @@ def test_a_tensor_given_twice_is_marked_once_and_the_recompile_ends(tmp_path):
     script = tmp_path / PROGRAM.name
     shutil.copy(PROGRAM, script)
     proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", script.name],
-                          cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
+                          cwd=tmp_path, env=plain_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     marks = [f.suggestion for f in build(str(tmp_path / "rec")).findings
              if f.code == "RCP001" and f.suggestion and f.suggestion.patch]

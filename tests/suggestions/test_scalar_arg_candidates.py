@@ -10,7 +10,6 @@ applied and run plainly, without tdiag, with torch's own recompile log as the or
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -19,18 +18,14 @@ from pathlib import Path
 import pytest
 from tdiag.analyzer import build
 from tdiag.analyzer.suggestions import apply_patch, attach_suggestions
+from tdiag_testing import plain_env
 
 PROGRAM = Path(__file__).parent / "programs" / "timestep_arg.py"
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE", "TORCHDYNAMO"))}
-    return {**env, "PYTHONUNBUFFERED": "1", **extra}
-
-
 def _plain_run(script: Path) -> tuple[str, int]:
     """stdout and torch's count of recompiles, from a run without tdiag."""
-    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=_env(TORCH_LOGS="recompiles"), capture_output=True,
+    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(TORCH_LOGS="recompiles"), capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout, proc.stderr.count("Recompiling function")
@@ -42,7 +37,7 @@ def recorded(tmp_path_factory):
     script = work / PROGRAM.name
     shutil.copy(PROGRAM, script)
     proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(work / "record"),
-                           script.name], cwd=work, env=_env(), capture_output=True,
+                           script.name], cwd=work, env=plain_env(), capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return work, script
