@@ -39,9 +39,10 @@ LARGEST_INPUT = 5 * 2**20
 PROJECT = ("tdiag", "tracer", "compiler", "analyzer", "tui", "reports")  # tdiag's sources (pyproject.toml's packages)
 
 
-def kept_run(run, program: Path, env: dict[str, str], trace_dir: Path, args=(), timeout: int = 300):
+def kept_run(run, program: Path, env: dict[str, str], trace_dir: Path | None, args=(), timeout: int = 300):
     """``run(program, env, trace_dir, args, timeout)`` (oracle.run_traced, or another plain run of the program from
-    its folder), or the kept result of the same run by the same function."""
+    its folder), or the kept result of the same run by the same function. ``trace_dir`` None: a run that leaves no
+    trace (its stdout, stderr and exit code are the whole result)."""
     root = os.environ.get("TDIAG_TEST_ORACLE_CACHE")
     if not root:
         return run(program, env, trace_dir, args, timeout)
@@ -49,7 +50,8 @@ def kept_run(run, program: Path, env: dict[str, str], trace_dir: Path, args=(), 
     where = str(program.parent.resolve())
     if (entry / "result.json").exists():
         result = json.loads((entry / "result.json").read_text())
-        shutil.copytree(entry / "trace", trace_dir, dirs_exist_ok=True)
+        if trace_dir is not None:
+            shutil.copytree(entry / "trace", trace_dir, dirs_exist_ok=True)
         os.utime(entry)  # in use: scripts/test prunes entries no run has read for two weeks
         return subprocess.CompletedProcess([sys.executable, program.name, *args], result["returncode"],
                                            result["stdout"].replace(PLACEHOLDER, where),
@@ -57,7 +59,10 @@ def kept_run(run, program: Path, env: dict[str, str], trace_dir: Path, args=(), 
     proc = run(program, env, trace_dir, args, timeout)
     partial = Path(root) / f".{entry.name}.{os.getpid()}"
     try:
-        shutil.copytree(trace_dir, partial / "trace") if trace_dir.exists() else (partial / "trace").mkdir(parents=True)
+        if trace_dir is not None and trace_dir.exists():
+            shutil.copytree(trace_dir, partial / "trace")
+        else:
+            (partial / "trace").mkdir(parents=True)
         (partial / "result.json").write_text(json.dumps({
             "returncode": proc.returncode, "stdout": proc.stdout.replace(where, PLACEHOLDER),
             "stderr": proc.stderr.replace(where, PLACEHOLDER), "program": program.name, "args": list(args)}))

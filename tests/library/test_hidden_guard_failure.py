@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tdiag_testing import plain_env, require_installed
+from tdiag_testing import plain_env, plain_run, require_installed
 
 require_installed("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
 
@@ -23,8 +23,7 @@ PROGRAM = Path(__file__).parent / "programs_in_main" / "bert_varlen_step_in_main
 
 
 def _compiles(script: Path) -> tuple[str, int]:
-    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(), capture_output=True,
-                          text=True, timeout=300)
+    proc = plain_run(script)
     assert proc.returncode == 0, proc.stderr[-3000:]
     line = next(line for line in proc.stdout.splitlines() if line.startswith("frame compiles "))
     return proc.stdout.replace(line, ""), int(line.split()[-1])

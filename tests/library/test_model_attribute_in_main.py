@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tdiag_testing import plain_env, require_installed
+from tdiag_testing import plain_env, plain_run, require_installed
 
 require_installed("transformers", "peft", reason="corpus extra not installed: pip install -e '.[corpus]'")
 
@@ -53,8 +53,7 @@ def test_loss_type_is_set_on_the_compiled_expression_inside_main(recorded):
     script = root / "patched" / PROGRAM.name
     script.parent.mkdir()
     script.write_text(patched)
-    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(), capture_output=True, text=True,
-                          timeout=300)
+    proc = plain_run(script)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert _breaks(proc.stdout) == 0
     assert proc.stdout.splitlines()[0] == stdout.splitlines()[0]  # the same loss
@@ -108,8 +107,7 @@ def test_problem_type_is_set_on_the_model_a_compiled_function_reads(tmp_path):
     script = tmp_path / "patched" / BERT_PROGRAM.name
     script.parent.mkdir()
     script.write_text(patched)
-    plain = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(), capture_output=True,
-                           text=True, timeout=300)
+    plain = plain_run(script)
     assert plain.returncode == 0, plain.stderr[-3000:]
     assert _frame_compiles(plain.stdout) == 1
     assert plain.stdout.splitlines()[0] == proc.stdout.splitlines()[0]  # the same loss

@@ -15,14 +15,13 @@ from pathlib import Path
 
 from tdiag.analyzer import build
 from tdiag.analyzer.suggestions import apply_patch
-from tdiag_testing import plain_env
+from tdiag_testing import plain_env, plain_run
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "train.py"
 
 
 def _plain(script: Path) -> str:
-    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(), capture_output=True, text=True,
-                          timeout=300)
+    proc = plain_run(script)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 

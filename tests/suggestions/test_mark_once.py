@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tdiag_testing import plain_env, require_installed
+from tdiag_testing import plain_env, plain_run, require_installed
 
 require_installed("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
 
@@ -22,8 +22,7 @@ PROGRAM = Path(__file__).parents[1] / "library" / "programs" / "hf_gpt2_train_va
 
 
 def _plain_run(script: Path) -> tuple[str, int]:
-    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(TORCH_LOGS="recompiles"),
-                          capture_output=True, text=True, timeout=300)
+    proc = plain_run(script, TORCH_LOGS="recompiles")
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout, proc.stderr.count("Recompiling function")
 

@@ -18,15 +18,14 @@ from pathlib import Path
 import pytest
 from tdiag.analyzer import build
 from tdiag.analyzer.suggestions import apply_patch, attach_suggestions
-from tdiag_testing import plain_env
+from tdiag_testing import plain_env, plain_run
 
 PROGRAM = Path(__file__).parent / "programs" / "timestep_arg.py"
 
 
 def _plain_run(script: Path) -> tuple[str, int]:
     """stdout and torch's count of recompiles, from a run without tdiag."""
-    proc = subprocess.run([sys.executable, script.name], cwd=script.parent, env=plain_env(TORCH_LOGS="recompiles"), capture_output=True,
-                          text=True, timeout=300)
+    proc = plain_run(script, TORCH_LOGS="recompiles")
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout, proc.stderr.count("Recompiling function")
 
