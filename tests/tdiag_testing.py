@@ -40,13 +40,10 @@ def plain_run(script: Path, *args: str, timeout: int = 300, **env: str) -> subpr
     """``python script *args`` from the script's folder, without tdiag, in ``plain_env(**env)``: a test's own run of
     a program as written or as patched. Kept between test runs (tests/oracle_cache.py) under the key of everything it
     depends on, the script's text and every file beside it included, so a patch that changes reruns it."""
+    from oracle import run_plain
     from oracle_cache import kept_run
 
-    def python(program: Path, run_env: dict[str, str], _trace_dir, run_args, run_timeout: int):
-        return subprocess.run([sys.executable, program.name, *run_args], cwd=program.parent, env=run_env,
-                              capture_output=True, text=True, timeout=run_timeout)
-
-    return kept_run(python, script, plain_env(**env), None, args, timeout)
+    return kept_run(run_plain, script, plain_env(**env), None, args, timeout)
 
 
 def tdiag_cmd(*args: str) -> list[str]:

@@ -11,13 +11,10 @@ PROGRAMS = Path(__file__).parent / "programs"
 
 def under_python(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     """``python *args`` in the programs' folder, without tdiag; kept between test runs (tests/oracle_cache.py)."""
+    from oracle import run_plain
     from oracle_cache import kept_run
 
-    def python(program: Path, run_env: dict[str, str], _trace_dir, run_args, timeout: int):
-        return subprocess.run([sys.executable, program.name, *run_args], cwd=PROGRAMS, env=run_env,
-                              capture_output=True, text=True, timeout=timeout)
-
-    return kept_run(python, PROGRAMS / args[0], env, None, args[1:])
+    return kept_run(run_plain, PROGRAMS / args[0], env, None, args[1:])
 
 
 def under_tdiag(run_dir: Path, args: list[str], env: dict[str, str], *options: str) -> subprocess.CompletedProcess:
