@@ -11,8 +11,15 @@ def user_words(guard_text: str) -> str:
     """torch's guard text with Dynamo's own names put as the user's code has them: ``L['x']``/``G['x']`` -> ``x``,
     a resume function's ``'___stack0'`` -> the value carried across the graph break (no such name exists in the
     user's code); an identity or type check by object id said as what it checks."""
+    # torch appends where the guard came from as a comment ("  # return F.linear(...)  # nn/modules/linear.py:134
+    # in forward (user code shown is first use of this value...)"): the finding says where on its own
+    text = guard_text.split("  # ", 1)[0].rstrip()
+    # a module's attributes as the user's code reaches them: self._modules['rope'].__dict__['_buffers']['cos'] ->
+    # self.rope.cos
+    text = re.sub(r"\.__dict__\['_(?:modules|parameters|buffers)'\]\['([^']+)'\]", r".\1", text)
+    text = re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", text)
     text = re.sub(r"\b[LG]\['___stack\d+'\]\.size\(\)\[(\d+)\]",
-                  r"dim \1 of the value carried across the graph break", guard_text)
+                  r"dim \1 of the value carried across the graph break", text)
     text = re.sub(r"\b[LG]\['___stack\d+'\]", "the value carried across the graph break", text)
     text = re.sub(r"'___stack\d+'", "(the value carried across the graph break)", text)
     text = re.sub(r"___stack\d+", "the value carried across the graph break", text)

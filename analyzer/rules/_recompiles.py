@@ -148,6 +148,12 @@ def _value_fix(f: GuardFailure | None) -> str:
                 f"by each call on `{owned.holder}` inside the compiled function: make that call after the "
                 f"compiled function returns (pass it the outputs), or put it in a small function of yours decorated "
                 "with @torch.compiler.disable (it then runs eagerly, once per call)")
+    branch = (f.source or "").strip() if f is not None else ""
+    if branch.startswith(("if ", "elif ", "while ")) and f.path and f.line:
+        # the value decides a branch of the user's: as a tensor the branch would be data-dependent, a graph break
+        return (f"{subject_name(f)} decides `{branch}` ({f.path}:{f.line}), so each new value compiles again, and "
+                "as a tensor it would make that branch data-dependent (a graph break): keep it constant across "
+                "calls, e.g. give it its final value before the first call (a cache: size it for the largest input)")
     return f"pass {subject_name(f)} as a tensor, or keep it constant across calls"
 
 
@@ -235,8 +241,9 @@ OPTIMIZER_STATE = re.compile(r"(?P<owner>[\w'\[\]]*?)\.?state\[list\(dict\.keys\
 
 
 def _plain_decision(decision: str) -> str:
-    """``L['decay'] -> dynamic`` as the user names it: ``decay -> dynamic``."""
-    return re.sub(r"\b[LG]\['(\w+)'\]", r"\1", decision)
+    """``L['decay'] -> dynamic`` as the user names it: ``decay -> dynamic``; a compiled module's own attributes from
+    the module (``self._modules['rope']._buffers['cos'].size()[0]`` -> ``rope.cos.size()[0]``)."""
+    return re.sub(r"^self\.", "", user_words(decision))
 
 
 def _user_root(owner: str) -> str | None:
@@ -270,6 +277,7 @@ def subject_name(failure: GuardFailure | None) -> str:
     # module attributes as the user names them: self._modules['h']._modules['0']._parameters['bias'] -> h.0.bias
     s = re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", s)
     s = re.sub(r"^[LG]\['(\w+)'\](?=[.\[])", r"\1", s)  # G['val_metric']._update_count -> val_metric._update_count
+    s = re.sub(r"(?<=\()[LG]\['(\w+)'\](?=[.\[)])", r"\1", s)  # len(G['timings']) -> len(timings)
     s = re.sub(r"^L\['self'\]\.|^self\.", "", s)
     s = re.sub(r"^(?:L\['kwargs'\]|kwargs)\['([^']+)'\]$", r"\1", s)  # a keyword argument: input_ids=...
     for prefix in ("L['", "G['"):

@@ -39,6 +39,11 @@ UNTRACEABLE = ("skipped", "builtin", "c function", "unsupported context manager"
 _CLOCK_READ = re.compile(r"Called `(?P<call>[^`]+)` inside a compiled region")
 
 
+def is_backward(reason: str) -> bool:
+    """torch's break for ``Tensor.backward()`` inside compiled code (GB0123: "Unsupported Tensor.backward() call")."""
+    return "tensor.backward()" in reason.lower()
+
+
 def _clock_read(b) -> str | None:
     """The clock call of torch's time-function break (``time.perf_counter_ns()``), else None."""
     if "time function" not in reason_text(b):
@@ -55,6 +60,9 @@ def matches(b) -> bool:
 
 def message(b) -> str:
     """Names the function torch skipped, its file and torch's reason, when torch reported them."""
+    if is_backward(b.reason):
+        return (f"graph break: `.backward()` inside the compiled function{words(b)['where']}: Dynamo does not trace "
+                "Tensor.backward(), so the step splits there and the backward runs eagerly between two graphs")
     clock = _clock_read(b)
     if clock is not None:
         return (f"graph break: `{clock}` reads the clock: torch splits the graph there on purpose, so the time is read "
@@ -71,6 +79,9 @@ def fix(b) -> str:
     smallest function of the user's around it (what that costs said)."""
     from tdiag.analyzer.native_equivalents import equivalent
 
+    if is_backward(b.reason):
+        return ("return the loss and call `.backward()` on it right after the compiled call: the same backward "
+                "(AOTAutograd compiles it with the forward either way), and the step is one graph")
     clock = _clock_read(b)
     if clock is not None:
         return (f"read the clock outside the compiled function: time the call from where you make it (`{clock}` "

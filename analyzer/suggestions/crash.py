@@ -10,7 +10,9 @@
 - torch's own internal error (CRS008): ``@torch.compiler.disable`` on the smallest user function around the line,
   when that is a function the compiled one calls; for a line of the compiled function itself, the line moved into
   a new disabled helper (extract_disabled), after, in a LightningModule's training_step, the lines moved into the
-  hook Lightning runs uncompiled (lightning_hook: ``self.log`` inside the compiled step stops torch 2.13). The rest stays compiled; the facts for a bug report come along.
+  hook Lightning runs uncompiled (lightning_hook: ``self.log`` inside the compiled step stops torch 2.13). The rest stays compiled; the facts for a bug report come along;
+- a compiled graph differentiated twice (CRS009): ``@torch.compiler.disable`` on the user's function that takes the
+  ``create_graph=True`` gradient (a gradient penalty), when the compiled function calls it.
 Anything else: the rule's fix line (NoPatch says why there is no patch). Which one is the kind of crash the finding's
 rule owns (its module's ``KIND``, read through ``rules.crash_kind``), not the finding's code.
 """
@@ -59,6 +61,8 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         return cudagraph_outputs.suggest(finding, ctx)
     if kind == TORCH_INTERNAL:
         return _disable_smallest(finding, ctx)
+    if kind == "double_backward":
+        return _disable_double_backward(finding, ctx)
     raise NoPatch("no mechanical rewrite for this cause: follow the fix line")
 
 
@@ -136,16 +140,51 @@ def _disable_smallest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     func = tree.enclosing_function(statement) if statement is not None else None
     if func is None or func.name.value != user_function_name(inner.function):
         raise NoPatch(f"no function {inner.function} around {finding.path}:{finding.line} in the recorded source")
-    if any("disable" in (dotted(d.decorator) or "") for d in func.decorators):
-        raise NoPatch(f"{inner.function} is already disabled")
-    torch = torch_alias(tree)
-    decorator = cst.Decorator(decorator=cst.parse_expression(f"{torch}.compiler.disable"))
-    new_module = replace_nodes(tree.module, {func: func.with_changes(decorators=[*func.decorators, decorator])})
     return Suggestion(
         title=f"Run {inner.function} eagerly: @torch.compiler.disable ({finding.path}:{tree.start_line(func)})",
         why=DISABLE_WHY,
-        patch=patch_for(tree, with_torch_import(tree, new_module)),
+        patch=_disabled(tree, func),
         alternatives=["move the line out of the compiled function (after the compiled call)", bug_report(finding, ctx)],
+    )
+
+
+def _disabled(tree, func: cst.FunctionDef) -> str:
+    """The patch adding ``@torch.compiler.disable`` to ``func``."""
+    if any("disable" in (dotted(d.decorator) or "") for d in func.decorators):
+        raise NoPatch(f"{func.name.value} is already disabled")
+    if any("compile" in (dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
+           for d in func.decorators):
+        raise NoPatch(f"{func.name.value} is the compiled function itself: disabling it would compile nothing")
+    torch = torch_alias(tree)
+    decorator = cst.Decorator(decorator=cst.parse_expression(f"{torch}.compiler.disable"))
+    new_module = replace_nodes(tree.module, {func: func.with_changes(decorators=[*func.decorators, decorator])})
+    return patch_for(tree, with_torch_import(tree, new_module))
+
+
+# --- a compiled graph differentiated twice: the function taking the create_graph=True gradient runs eagerly ----------
+DOUBLE_BACKWARD_WHY = (
+    "AOTAutograd compiles one backward per graph, so a gradient taken with create_graph=True inside compiled code "
+    "cannot be differentiated again. Run eagerly, the function that takes it keeps eager autograd's double backward; "
+    "everything around it stays compiled (a graph break at its call)."
+)
+
+
+def _disable_double_backward(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    from tdiag.analyzer.rules.crs009_double_backward import grad_site
+
+    where = grad_site(ctx.analysis)
+    if where is None:
+        raise NoPatch("the torch.autograd.grad call with create_graph=True is not found in the record")
+    tree = ctx.tree(where.path)
+    statement = next((s for s in tree.nodes(cst.SimpleStatementLine) if tree.spans_line(s, where.line)), None)
+    func = tree.enclosing_function(statement) if statement is not None else None
+    if func is None:
+        raise NoPatch(f"the gradient at {where.path}:{where.line} is not taken inside a function of yours")
+    return Suggestion(
+        title=f"Run {func.name.value} eagerly: @torch.compiler.disable ({where.path}:{tree.start_line(func)})",
+        why=DOUBLE_BACKWARD_WHY,
+        patch=_disabled(tree, func),
+        alternatives=[f"call {func.name.value} outside the compiled function and pass its result in"],
     )
 
 

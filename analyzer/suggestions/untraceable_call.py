@@ -7,6 +7,7 @@ import libcst as cst
 from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.native_equivalents import Equivalent, equivalent
+from tdiag.analyzer.rules.brk005_untraceable_call import is_backward
 from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
 from tdiag.analyzer.suggestions.helpers.syntax import dotted
 
@@ -19,7 +20,10 @@ WHY = (
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     from tdiag.analyzer.suggestions.helpers import disable_helper
 
-    skipped = evidence_as(finding.evidence, BreakEvidence).skipped_call()
+    evidence = evidence_as(finding.evidence, BreakEvidence)
+    if is_backward(evidence.reason):
+        return _backward_after_call(finding, ctx)
+    skipped = evidence.skipped_call()
     native = equivalent(skipped.name) if skipped is not None else None
     if native is not None:  # torch does the same thing in the graph: that is the fix, whatever else applies
         return _native(finding, skipped, native, ctx)
@@ -42,6 +46,31 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
             "one opaque call (only for functions that take and return tensors and have no side effects)",
             "torch.library.custom_op('mylib::name', mutates_args=()) with a @name.register_fake (meta) function: "
             "a real op that Dynamo, AOTAutograd and Inductor treat as one node",
+        ],
+    )
+
+
+def _backward_after_call(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    """``loss.backward()`` inside the compiled step: moved after each call of the step, on the loss it returns."""
+    from tdiag.analyzer.suggestions.helpers import read_after_call
+
+    try:
+        tree = ctx.tree(finding.path)
+        calls = [c for c in tree.nodes_on_line(cst.Call, finding.line) if (dotted(c.func) or "").endswith(".backward")]
+        if len(calls) != 1:
+            raise NoPatch(f"no single `.backward()` call on line {finding.line}")
+        return read_after_call.build(tree, tree.enclosing_statement_line(calls[0]), backward=True)
+    except NoPatch as why_not:
+        note = f"no patch: {why_not}"
+    return Suggestion(
+        title="Call `.backward()` after the compiled call",
+        why=read_after_call.BACKWARD_WHY.format(tensor="the loss"),
+        patch_note=note,
+        alternatives=[
+            "return the loss from the compiled function and call `loss.backward()` (and the optimizer step) after "
+            "the call",
+            "torch._dynamo.config.trace_autograd_ops = True (experimental): Dynamo traces the backward into the "
+            "graph; a returned tensor whose graph the backward consumed must then be returned detached",
         ],
     )
 

@@ -31,3 +31,25 @@ def test_grad_mode_flip_is_a_mode_recompile():
     f = parse_guard_failure("0/0: GLOBAL_STATE changed: grad_mode ")
     assert f.kind == "grad_mode"
     assert classify(Recompile("0/1", 0, "forward", "m.py", 1, [f])) == "RCP003"
+
+
+def test_a_length_guard_on_a_global_list_names_the_list():
+    """torch 2.13's text for a list the compiled step appends to (`timings.append(...)` inside it)."""
+    f = parse_guard_failure("0/1: len(G['timings']) == 1")
+    assert subject_name(f) == "len(timings)"
+
+
+def test_guard_texts_shown_to_the_user_drop_torchs_comment_and_module_internals():
+    """Texts as torch 2.13 logged them for a rotary-embedding cache (tests/suggestions/step_shapes/rotary_cache.py):
+    the guard, then torch's comment on where it came from; a module's buffers reached through `_modules`/`__dict__`."""
+    from tdiag.analyzer.guard_words import user_words
+    from tdiag.analyzer.rules._recompiles import _plain_decision
+
+    logged = ("2 <= x.size()[1] <= 16  # return F.linear(input, self.weight, self.bias)  # nn/modules/linear.py:134 "
+              "in forward (user code shown is first use of this value--the guard itself is not due user code)")
+    assert user_words(logged) == "2 <= x.size()[1] <= 16"
+    assert user_words("self._modules['rope'].max_seq_len_cached == 16           # if seq_len > "
+                      "self.max_seq_len_cached:  # rotary_cache.py:22 in forward") == "self.rope.max_seq_len_cached == 16"
+    assert _plain_decision("self._modules['rope'].__dict__['_buffers']['cos_cached'].size()[0] -> dynamic") == \
+        "rope.cos_cached.size()[0] -> dynamic"
+    assert _plain_decision("L['x'].size()[1] -> dynamic") == "x.size()[1] -> dynamic"

@@ -15,6 +15,12 @@ host read inside, and the output is the same text in the same order, since the m
   also called uncompiled, so no call loses the output;
 - the moved names are free where they land.
 
+The same move takes ``loss.backward()`` out of a compiled training step (``backward=True``): Dynamo does not trace
+``Tensor.backward()`` (torch's GB0123, with ``trace_autograd_ops`` off, the default), so the step splits there and the
+backward runs eagerly between the two graphs anyway. Called right after the step returns the loss, it is the same
+backward (AOTAutograd compiled it with the forward, as it does for any compiled loss), at the same point of the
+program, and the step is one graph: the usual shape of a compiled training step.
+
 Measured (issue 41, H200, torch 2.11): GPT-2's round-1 re-run took 39-46 s with ``capture_scalar_outputs`` for the
 same ``.item()`` and 17 s with the read moved out (benchmarks/gpu_round1_probe.py), and the program's own step time
 is the hand fix's.
@@ -41,12 +47,19 @@ WHY = (
     "same order, and the compiled function is one graph with no host read inside (no device sync, no symbolic "
     "scalar for Inductor to compile, nothing Dynamo has to replay)."
 )
+BACKWARD_WHY = (
+    "Dynamo does not trace `Tensor.backward()` (torch's default, trace_autograd_ops off): the step splits into two "
+    "graphs there and the backward runs eagerly between them anyway. The function already returns `{tensor}`: "
+    "calling `.backward()` on it right after the call runs the same backward at the same point of the program "
+    "(AOTAutograd compiled it with the forward), and the step compiles as one graph."
+)
 
 
-def build(tree: SourceTree, statement: cst.SimpleStatementLine | None) -> Suggestion:
+def build(tree: SourceTree, statement: cst.SimpleStatementLine | None, backward: bool = False) -> Suggestion:
     """The patch that moves the host-read lines ending the compiled function holding ``statement`` after each call
-    of it; NoPatch with the reason where the move could change what the program does."""
-    function, tail, tensor = host_tail(tree, statement)
+    of it; NoPatch with the reason where the move could change what the program does. ``backward``: ``statement``
+    is ``TENSOR.backward(...)`` of the returned tensor, which moves with the lines after it."""
+    function, tail, tensor = host_tail(tree, statement, backward=backward)
     assigned, reads = tail_names(tail, tensor)
     outside = reads - module_names(tree)
     if outside:
@@ -63,19 +76,19 @@ def build(tree: SourceTree, statement: cst.SimpleStatementLine | None) -> Sugges
     new_module = tree.module.visit(_Move(set(tail), landing))
     lines = tail_lines(tree, tail)
     callers = ", ".join(f"line {tree.start_line(s)}" for s, _ in sites)
+    what = f"Call `{tensor}.backward()`" if backward else f"Read `{tensor}`"
     return Suggestion(
-        title=f"Read `{tensor}` after the call: move {lines} of `{function.name.value}` after its call "
-        f"({callers})",
-        why=WHY.format(tensor=tensor),
+        title=f"{what} after the call: move {lines} of `{function.name.value}` after its call ({callers})",
+        why=(BACKWARD_WHY if backward else WHY).format(tensor=tensor),
         patch=patch_for(tree, new_module),
     )
 
 
-def host_tail(tree: SourceTree, statement: cst.CSTNode | None,
-              logging: tuple[str, ...] = ()) -> tuple[cst.FunctionDef, list[cst.CSTNode], str]:
+def host_tail(tree: SourceTree, statement: cst.CSTNode | None, logging: tuple[str, ...] = (),
+              backward: bool = False) -> tuple[cst.FunctionDef, list[cst.CSTNode], str]:
     """(the function, the host-only statements that end it before ``return NAME`` from the one holding ``statement``
     on, NAME); NoPatch with the reason where there is no such tail. ``logging``: more calls that count as logging
-    where the lines land (Lightning's ``self.log`` in a hook)."""
+    where the lines land (Lightning's ``self.log`` in a hook). ``backward``: ``NAME.backward(...)`` moves too."""
     if statement is None:
         raise NoPatch("the read is not a statement of its own")
     function = tree.enclosing_function(statement)
@@ -91,8 +104,11 @@ def host_tail(tree: SourceTree, statement: cst.CSTNode | None,
     at = body.index(top)
     if at == len(body) - 1:
         raise NoPatch("the line is the function's return")
+    if backward and not _is_backward_of(body[at], tensor):
+        raise NoPatch(f"line {tree.start_line(body[at])} is not `{tensor}.backward()` of the `{tensor}` that "
+                      f"`{function.name.value}` returns")
     for stmt in body[at:-1]:
-        problem = _not_host_only(stmt, tensor, logging)
+        problem = None if backward and _is_backward_of(stmt, tensor) else _not_host_only(stmt, tensor, logging)
         if problem:
             raise NoPatch(f"line {tree.start_line(stmt)} {problem}: only host reads and logging can move after the call")
     start = at
@@ -199,6 +215,12 @@ def _returned_name(stmt: cst.CSTNode) -> str | None:
         value = stmt.body[0].value
         return value.value if isinstance(value, cst.Name) else None
     return None
+
+
+def _is_backward_of(stmt: cst.CSTNode, tensor: str) -> bool:
+    """``TENSOR.backward(...)`` as a statement of its own."""
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, cst.Call) and dotted(stmt.body[0].value.func) == f"{tensor}.backward")
 
 
 def _assigned_name(stmt: cst.SimpleStatementLine) -> str | None:

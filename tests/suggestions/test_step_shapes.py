@@ -1,0 +1,116 @@
+"""Training steps of shapes the corpora did not have, each recorded for real under `tdiag run` (aot_eager) and judged
+against torch's own account of a plain run (its graph-break and recompile logs, its exit code):
+
+- backward_in_step.py: `loss.backward()` inside the compiled step (torch: "Unsupported Tensor.backward() call"). The
+  fix moves it after the call, on the loss the step returns; the patched program, run plainly, has no graph break and
+  prints the same losses.
+- gradient_penalty.py: a WGAN-GP critic loss takes `torch.autograd.grad(..., create_graph=True)` inside the compiled
+  function and `backward()` differentiates it again; AOTAutograd stops the program ("does not currently support
+  double backward"). The finding names the function taking the gradient; the patch runs it eagerly and the program
+  then runs to its end.
+- rotary_cache.py: a rotary-embedding cache grown inside the compiled forward recompiles on every longer sequence.
+  The findings speak the user's names (`rope.max_seq_len_cached`, not Dynamo's `self._modules['rope']...` or torch's
+  guard comments), and the advice is to keep the value constant, since it decides a branch: a tensor would not do.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tdiag.analyzer import build
+from tdiag.analyzer.suggestions import apply_patch
+from tdiag_testing import plain_env, plain_run
+
+PROGRAMS = Path(__file__).parent / "step_shapes"
+DYNAMO_NAMES = ("._modules[", ".__dict__[", "._buffers[", "._parameters[", "G['", "L['", "___", "  # ")
+
+
+def _record(tmp_path: Path, name: str, exit_code: int = 0):
+    shutil.copy(PROGRAMS / name, tmp_path / name)
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", name], cwd=tmp_path,
+                          env=plain_env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == exit_code, proc.stderr[-3000:]  # the program's own exit code
+    return (tmp_path / name).read_text(), build(tmp_path / "rec"), proc
+
+
+def _line(text: str, code: str) -> int:
+    """The 1-based number of the one line whose stripped text is ``code``."""
+    [number] = [i for i, line in enumerate(text.splitlines(), start=1) if line.strip() == code]
+    return number
+
+
+def _patched(tmp_path: Path, name: str, text: str, patch: str) -> Path:
+    script = tmp_path / "patched" / name
+    script.parent.mkdir()
+    script.write_text(apply_patch(text, patch))
+    return script
+
+
+def test_backward_inside_the_step_moves_after_the_call_and_the_break_goes(tmp_path):
+    text, analysis, _ = _record(tmp_path, "backward_in_step.py")
+    backward, call = _line(text, "loss.backward()"), _line(text, "loss = train_step(x, y)")
+    [finding] = [f for f in analysis.findings if f.family == "BRK"]
+    assert (finding.code, finding.line) == ("BRK005", backward)
+    assert "`.backward()` inside the compiled function" in finding.message
+    assert "call `.backward()` on it right after the compiled call" in finding.fix
+    suggestion = finding.suggestion
+    assert suggestion.title == f"Call `loss.backward()` after the call: move line {backward} of `train_step` after " \
+                               f"its call (line {call})"
+    script = _patched(tmp_path, "backward_in_step.py", text, suggestion.patch)
+    lines = script.read_text().splitlines()
+    assert lines[call - 2:call] == ["    loss = train_step(x, y)", "    loss.backward()"]  # one line up: it left the step
+    assert "    loss.backward()" not in lines[:call - 2]
+
+    before = plain_run(tmp_path / "backward_in_step.py", TORCH_LOGS="graph_breaks")
+    after = plain_run(script, TORCH_LOGS="graph_breaks")
+    assert before.returncode == after.returncode == 0, after.stderr[-2000:]
+    assert "Unsupported Tensor.backward() call" in before.stderr  # torch's account of the program as written
+    assert "Graph Break Reason" not in after.stderr  # and of the patched one: no break left
+    assert after.stdout == before.stdout and after.stdout.count("loss") == 6  # the same training
+
+
+def test_a_double_backward_crash_names_the_gradient_and_the_patch_runs_it_eagerly(tmp_path):
+    text, analysis, proc = _record(tmp_path, "gradient_penalty.py", exit_code=1)
+    grad, define = _line(text, "grad = torch.autograd.grad(outputs=score, inputs=mixed, grad_outputs=torch.ones_like(score),"), \
+        _line(text, "def gradient_penalty(critic, real, fake):")
+    first = analysis.findings[0]
+    assert (first.code, first.line) == ("CRS009", _line(text, "loss.backward()"))
+    assert f"`torch.autograd.grad` at gradient_penalty.py:{grad} in gradient_penalty" in first.message
+    assert "run `gradient_penalty` eagerly: decorate it with @torch.compiler.disable" in first.fix
+    assert [f.code for f in analysis.findings].count("CRS099") == 0  # one finding for the crash
+    suggestion = first.suggestion
+    assert suggestion.title == f"Run gradient_penalty eagerly: @torch.compiler.disable (gradient_penalty.py:{define})"
+    script = _patched(tmp_path, "gradient_penalty.py", text, suggestion.patch)
+    assert script.read_text().splitlines()[define - 1:define + 1] == ["@torch.compiler.disable", text.splitlines()[define - 1]]
+
+    before, after = plain_run(tmp_path / "gradient_penalty.py"), plain_run(script)
+    assert before.returncode == 1 and "does not currently support double backward" in before.stderr  # torch's account
+    assert proc.stdout == before.stdout  # tdiag left the program's output alone
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert [line.split()[:2] for line in after.stdout.splitlines()] == [["step", str(i)] for i in range(6)]
+
+
+@pytest.fixture(scope="module")
+def rotary(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rotary")
+    return (folder, *_record(folder, "rotary_cache.py")[:2])
+
+
+@pytest.mark.parametrize("code", ["RCP001", "RCP002"])
+def test_a_growing_module_cache_is_named_as_the_user_names_it(rotary, code):
+    folder, text, analysis = rotary
+    torch_log = plain_run(folder / "rotary_cache.py", TORCH_LOGS="recompiles").stderr
+    assert torch_log.count("max_seq_len_cached ==") >= 4  # torch: each longer sequence fails the cache-length guard
+    [finding] = [f for f in analysis.findings if f.code == code]
+    for dynamo_name in DYNAMO_NAMES:
+        assert dynamo_name not in finding.message and dynamo_name not in finding.fix, (dynamo_name, finding.message)
+    assert "rope.cos_cached.size()[0] -> dynamic" in finding.message  # Dynamo's decision, on the user's attribute
+    if code == "RCP002":
+        assert "rope.max_seq_len_cached changed" in finding.message
+        assert finding.fix.startswith(f"rope.max_seq_len_cached decides `if seq_len > self.max_seq_len_cached:` "
+                                      f"(rotary_cache.py:{_line(text, 'if seq_len > self.max_seq_len_cached:')})")
+        assert "keep it constant across calls" in finding.fix and "pass rope.max_seq_len_cached as a tensor" not in finding.fix
