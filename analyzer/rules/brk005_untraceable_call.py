@@ -36,6 +36,8 @@ RULE = Rule("BRK005", "untraceable-call", "warning", "Call into code Dynamo cann
 UNTRACEABLE = ("skipped", "builtin", "c function", "unsupported context manager", "not supported", "time function")
 # torch 2.15+: "Call to a time function" (GB9193), context "Called `time.perf_counter_ns()` inside a compiled region":
 # torch breaks on purpose so that the clock is read where the compiled ops around it have run
+CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time", "time.time_ns",
+                    "time.perf_counter_ns", "time.monotonic_ns"})
 _CLOCK_READ = re.compile(r"Called `(?P<call>[^`]+)` inside a compiled region")
 
 
@@ -89,6 +91,9 @@ def fix(b) -> str:
     skipped = skipped_call(b.reason, b.explanation, b.context)
     if skipped is None:
         return RULE.fix
+    if skipped.name in CLOCKS:  # torch before 2.15 skips the clock as a C function; the advice is the clock's
+        return (f"read the clock outside the compiled function: time the call from where you make it "
+                f"(`{skipped.name}()` before and after it), or use torch.profiler")
     native = equivalent(skipped.name)
     if native is not None:
         return f"use `{native.instead}` instead of `{skipped.name}`: {native.note}"
@@ -97,6 +102,14 @@ def fix(b) -> str:
                 "compiled function (before or after it)")
     if skipped.kind == "import-system":
         return "import at the top of the module, not inside the compiled function"
-    return (f"call `{skipped.name}` before the compiled function and pass its result in; or put it in a small "
-            "function of yours decorated with @torch.compiler.disable (the graph still splits there: that function "
-            "runs eagerly on every call)")
+    before = ("before the compiled function (a statement of its own: it is called for its effect, nothing to pass "
+              "in)" if _called_for_effect(b, skipped.name) else "before the compiled function and pass its result in")
+    return (f"call `{skipped.name}` {before}; or put it in a small function of yours decorated with "
+            "@torch.compiler.disable (the graph still splits there: that function runs eagerly on every call)")
+
+
+def _called_for_effect(b, name: str) -> bool:
+    """The user's line is the call alone (``torch.manual_seed(i)``): its result is not used."""
+    code = (b.user_stack[-1].code if b.user_stack else "") or ""
+    callee = code.strip().split("(", 1)[0].strip()
+    return code.strip().endswith(")") and callee.rsplit(".", 1)[-1] == name.rsplit(".", 1)[-1] and " " not in callee

@@ -12,6 +12,9 @@ Follow torch's hint shown with the finding; the linked graph-break page lists th
 """
 
 from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._breaks import words
+
+from tdiag.lazy_regex import lazy_regex
 
 # Claims last: every break no other rule claims, worded with torch's own reason and hint.
 RULE = Rule("BRK099", "other-graph-break", "warning", "Graph break (other cause)", claims="breaks", priority=999,
@@ -20,3 +23,29 @@ RULE = Rule("BRK099", "other-graph-break", "warning", "Graph break (other cause)
 
 def matches(b) -> bool:
     return True
+
+
+# torch's debug context when a call's argument cannot become a graph input ("Failed to convert args/kwargs to proxy",
+# GB0055): "call_function args: SizeVariable(length=2) LazyVariableTracker(realized: UserDefinedObjectVariable(Generator))"
+_OPAQUE_ARGUMENT = lazy_regex(r"UserDefinedObjectVariable\((\w+)\)")
+
+
+def _opaque_argument(b) -> str | None:
+    """The type of the object the call was given that Dynamo cannot put in a graph, when torch's context names it."""
+    m = _OPAQUE_ARGUMENT.search(b.context or "") if "proxy" in (b.reason or "").lower() else None
+    return m.group(1) if m else None
+
+
+def message(b) -> str:
+    opaque = _opaque_argument(b)
+    detail = f" (an argument is a `{opaque}` object)" if opaque else ""
+    return f"graph break: {b.reason}{detail}{words(b)['where']}"
+
+
+def fix(b) -> str:
+    opaque = _opaque_argument(b)
+    if opaque is not None and not b.hints:
+        return (f"Dynamo cannot put a `{opaque}` object into a graph: make this call before the compiled function "
+                "(where the object lives) and pass its result in as a tensor, or give the call only tensors and "
+                "Python numbers")
+    return words(b)["hint"]

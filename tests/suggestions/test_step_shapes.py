@@ -11,6 +11,9 @@ against torch's own account of a plain run (its graph-break and recompile logs, 
 - rotary_cache.py: a rotary-embedding cache grown inside the compiled forward recompiles on every longer sequence.
   The findings speak the user's names (`rope.max_seq_len_cached`, not Dynamo's `self._modules['rope']...` or torch's
   guard comments), and the advice is to keep the value constant, since it decides a branch: a tensor would not do.
+- generator_noise.py, seed_in_step.py, timed_step.py: the advice follows from what torch reports about the call: an
+  argument Dynamo cannot put in a graph (its type, from torch's debug context), a call made for its effect (nothing
+  to pass in), a clock read (time the call from outside).
 """
 
 from __future__ import annotations
@@ -114,3 +117,23 @@ def test_a_growing_module_cache_is_named_as_the_user_names_it(rotary, code):
         assert finding.fix.startswith(f"rope.max_seq_len_cached decides `if seq_len > self.max_seq_len_cached:` "
                                       f"(rotary_cache.py:{_line(text, 'if seq_len > self.max_seq_len_cached:')})")
         assert "keep it constant across calls" in finding.fix and "pass rope.max_seq_len_cached as a tensor" not in finding.fix
+
+
+ADVICE = [
+    # program, torch's break reason (its log of a plain run), the user's line, what the finding must say
+    ("generator_noise.py", "Failed to convert args/kwargs to proxy", "return x + 0.1 * torch.randn(x.shape, generator=g)",
+     "Dynamo cannot put a `Generator` object into a graph: make this call before the compiled function"),
+    ("seed_in_step.py", "Attempted to call function marked as skipped", "torch.manual_seed(i)",
+     "before the compiled function (a statement of its own: it is called for its effect, nothing to pass in)"),
+    ("timed_step.py", "Attempted to call function marked as skipped", "t0 = time.perf_counter()",
+     "read the clock outside the compiled function: time the call from where you make it"),
+]
+
+
+@pytest.mark.parametrize(("name", "torch_reason", "code", "advice"), ADVICE, ids=[a[0] for a in ADVICE])
+def test_the_advice_follows_from_what_torch_reports_of_the_call(tmp_path, name, torch_reason, code, advice):
+    text, analysis, _ = _record(tmp_path, name)
+    assert torch_reason in plain_run(tmp_path / name, TORCH_LOGS="graph_breaks").stderr  # torch's own account
+    [finding] = [f for f in analysis.findings if f.family == "BRK" and f.line == _line(text, code)]
+    assert advice in finding.fix, finding.fix
+    assert "see the graph-break page" not in finding.fix and "pass its result in;" not in finding.fix
