@@ -39,7 +39,7 @@ def plain_env(**extra: str) -> dict[str, str]:
 def plain_run(script: Path, *args: str, timeout: int = 300, **env: str) -> subprocess.CompletedProcess:
     """``python script *args`` from the script's folder, without tdiag, in ``plain_env(**env)``: a test's own run of
     a program as written or as patched. Kept between test runs (tests/oracle_cache.py) under the key of everything it
-    depends on, the script's text and every file beside it included, so a patch that changes reruns it."""
+    depends on, the script's text and every file beside it included: a patched program is a new key, run live."""
     from oracle import run_plain
     from oracle_cache import kept_run
 

@@ -67,8 +67,8 @@ def _backward_after_call(finding: Finding, ctx: SuggestionContext) -> Suggestion
         why=read_after_call.BACKWARD_WHY.format(tensor="the loss"),
         patch_note=note,
         alternatives=[
-            "return the loss from the compiled function and call `loss.backward()` (and the optimizer step) after "
-            "the call",
+            "return the loss from the compiled function and call `.backward()` on it (and the optimizer step) "
+            "after the call",
             "torch._dynamo.config.trace_autograd_ops = True (experimental): Dynamo traces the backward into the "
             "graph; a returned tensor whose graph the backward consumed must then be returned detached",
         ],
