@@ -9,7 +9,9 @@ count down, no harm, and a step time not slower beyond the margin; or a step 1.5
 fastest, beyond what one disturbed run has measured: analyzer/verdict.py's ``DECISIVE_FACTOR``) is not run again;
 any other set the step time must judge (CUDA graphs, the optimizer), or whose one step time looks slower, takes
 ``repeat`` runs a side, the baseline's topped up in turn with its own, since one run a side is noise. When a set
-together does not pay, each patch is tried alone and the ones that pay are kept (together when that verifies too). A
+together pays but one of its patches left its finding where it was (riders.py), the set without it runs once and is
+kept instead when it pays too: a change that fixed nothing is not applied. When a set together does not pay, each
+patch is tried alone and the ones that pay are kept (together when that verifies too). A
 patch tried once is not tried again. The rounds stop when no patch is left, a round keeps nothing, or at
 ``max_rounds``. Step-time patches (RUN findings: CUDA graphs, the optimizer) wait for the round after any patch that
 changes what compiles (``structure_first``). A set of cache fixes only (CCH) pays on the next run, never on the one
@@ -33,6 +35,7 @@ from tdiag.fixing.compare import Comparison, Metrics, compare, judge_steps
 from tdiag.fixing.plan import PlannedPatch, by_file, is_step_time, merged_text, plan_patches
 from tdiag.fixing.progress import Progress
 from tdiag.fixing.recorded import RecordedRun
+from tdiag.fixing.riders import riders
 from tdiag.fixing.round import EagerBaseline, Round, Verification
 from tdiag.fixing.verify import RunResult, Scratch
 from tdiag.lean_dataclass import lean_dataclass
@@ -240,9 +243,22 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
             progress.expect(len(patches))  # each alone, now that together did not pay (a first run each)
         alone = [(p, *attempt(p.id, [p])) for p in patches]
     if together.pays:
-        together.kept = True
         for _, c, _ in alone:
             c.kept = None  # measured for --each: shown, not a choice
+        rode = riders(patches, runs[0][0])
+        if rode and len(rode) < len(patches):
+            rest = [p for p in patches if p not in rode]
+            progress.expect(1)
+            without, fewer_runs = attempt("without the patches whose findings stayed", rest)
+            if without.pays:
+                together.kept, without.kept = False, True
+                this.kept = rest
+                this.why = ("together they paid, and without " + ", ".join(p.id for p in rode)
+                            + " (its finding stayed where it was) they verified and paid too: "
+                            + "; ".join(without.improved))
+                return fewer_runs
+            without.kept = False
+        together.kept = True
         this.kept, this.why = list(patches), "together they verified and paid: " + "; ".join(together.improved)
         return runs
     together.kept = False

@@ -1,0 +1,45 @@
+"""Patches that rode along: kept in a set that paid, while the finding each answers is still in the patched run.
+
+A round keeps a set that pays together whole. One patch of it may have changed nothing torch reports: its break
+still happens at the same statement (torch's ``capture_scalar_outputs`` hint for a numpy draw that still breaks,
+kept because the backward moved out of the step beside it paid). An expert would not apply a change that fixed
+nothing, so such a patch is found here (its every finding, the same rule at the same statement, in the patched
+run's record) and the round verifies the set without it once (rounds.py): kept without it when that pays too.
+
+Only structural patches are judged so: a step-time patch (CUDA graphs, the optimizer) leaves its RUN finding in
+place by nature (RUN002 under CUDA graphs explains what remains), and its worth is its measured step time.
+"""
+
+from __future__ import annotations
+
+from tdiag.analyzer.model import Analysis, Finding
+from tdiag.fixing.plan import Edit, PlannedPatch, is_step_time
+
+
+def patched_line(line: int, edits: list[Edit]) -> int | None:
+    """Where recorded line ``line`` (1-based) is in the text the edits make; None when an edit replaced it."""
+    at, shift = line - 1, 0
+    for e in edits:
+        if e.start == e.end:  # an insertion before line ``e.start``
+            if e.start <= at:
+                shift += len(e.new)
+        elif e.start <= at < e.end:
+            return None
+        elif e.end <= at:
+            shift += len(e.new) - (e.end - e.start)
+    return line + shift
+
+
+def _stays(finding: Finding, edits: list[Edit], after: Analysis) -> bool:
+    line = patched_line(finding.line, edits)
+    return line is not None and any(
+        f.code == finding.code and f.path == finding.path and f.line == line for f in after.findings)
+
+
+def riders(kept: list[PlannedPatch], after: Analysis) -> list[PlannedPatch]:
+    """The structural patches of ``kept`` whose every finding the patched run (``after``) still reports there."""
+    edits_by_file: dict[str, list[Edit]] = {}
+    for p in kept:
+        edits_by_file.setdefault(p.path, []).extend(p.edits)
+    return [p for p in kept if not is_step_time(p) and p.findings
+            and all(_stays(f, edits_by_file.get(f.path, []), after) for f in p.findings)]
