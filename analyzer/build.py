@@ -212,6 +212,7 @@ class Builder:
             if key in graph_code:
                 g.graph_code_ref = self._store_code(graph_code[key])
             graphs.append(g)
+        _name_from_frame(graphs)
         logged = {(g.rank, te.without_attempt(g.compile_id)) for g in graphs}
         return graphs + self._graphs_without_metrics(graph_code, logged, cache)
 
@@ -339,6 +340,12 @@ class Builder:
                     rank=ev.rank,
                 )
             )
+        entered = {}
+        for r in out:  # a compile whose start held no user caller is entered where its frame's other compiles were
+            if r.call_site is None:
+                r.call_site = entered.get((r.rank, r.frame_id))
+            else:
+                entered.setdefault((r.rank, r.frame_id), r.call_site)
         return out
 
     def _call_site(self, start: TorchEvent | None) -> Site | None:
@@ -530,3 +537,16 @@ def compiled_name(code_name: str, path: str, guards, is_library: bool) -> str:
         if m.group(1) == "self":
             return f"{cls}.forward" if code_name in DECORATOR_NAMES else f"{cls}.{code_name}"
     return code_name
+
+
+def _name_from_frame(graphs: list[CompiledGraph]) -> None:
+    """A compile whose metrics name no code (the one that hit the recompile limit: torch stops before it reads the
+    frame) takes its function's name and place from another compile of the same frame."""
+    named = {}
+    for g in graphs:
+        if g.code_name != "?" and g.path:
+            named.setdefault((g.rank, g.frame_id), g)
+    for g in graphs:
+        other = named.get((g.rank, g.frame_id)) if g.code_name == "?" or not g.path else None
+        if other is not None:
+            g.code_name, g.path, g.line = other.code_name, other.path, other.line

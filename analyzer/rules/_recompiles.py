@@ -121,7 +121,7 @@ def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
     """What a claiming rule's ``message``/``fix`` templates may name about a recompile and its failing guard."""
     return {
         "frame": frame_label(r),
-        "subject": subject_name(f),
+        "subject": _module_attribute(f) or subject_name(f),
         "kind": f.kind if f else "guard",
         "guard": user_words(f.text) if f else "unknown guard",
         "dim": f" dim {f.dim}" if f and f.dim is not None else "",
@@ -148,6 +148,13 @@ def _value_fix(f: GuardFailure | None) -> str:
                 f"by each call on `{owned.holder}` inside the compiled function: make that call after the "
                 f"compiled function returns (pass it the outputs), or put it in a small function of yours decorated "
                 "with @torch.compiler.disable (it then runs eagerly, once per call)")
+    attribute = _module_attribute(f)
+    if attribute is not None and re.fullmatch(r"-?\d+", f.expected or ""):
+        where = f" (at {f.path}:{f.line}: `{f.source.strip()}`)" if f.source and f.path and f.line else ""
+        return (f"`{attribute}` is an integer attribute of the module{where}: torch.compile compiles it in as a "
+                "constant, so each new value recompiles; let it be dynamic with "
+                "torch._dynamo.config.allow_unspec_int_on_nn_module = True (torch's hint), or keep it in a tensor "
+                "buffer updated in place")
     branch = (f.source or "").strip() if f is not None else ""
     if branch.startswith(("if ", "elif ", "while ")) and f.path and f.line:
         # the value decides a branch of the user's: as a tensor the branch would be data-dependent, a graph break
@@ -260,6 +267,13 @@ def frame_label(r: Recompile) -> str:
     if is_library_display(r.path):  # torch's wrapper or a library forward: the name says what the user compiled
         return r.code_name
     return f"{r.code_name} ({r.path}:{r.line})"
+
+
+def _module_attribute(failure: GuardFailure | None) -> str | None:
+    """``self.calls`` for a guard on a plain attribute of the compiled module (``L['self'].calls``), as its forward
+    names it; None for anything else."""
+    m = re.fullmatch(r"(?:L\['self'\]|self)\.(\w+)", failure.subject or "") if failure is not None else None
+    return f"self.{m.group(1)}" if m else None
 
 
 def subject_name(failure: GuardFailure | None) -> str:

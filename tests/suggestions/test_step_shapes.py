@@ -137,3 +137,26 @@ def test_the_advice_follows_from_what_torch_reports_of_the_call(tmp_path, name, 
     [finding] = [f for f in analysis.findings if f.family == "BRK" and f.line == _line(text, code)]
     assert advice in finding.fix, finding.fix
     assert "see the graph-break page" not in finding.fix and "pass its result in;" not in finding.fix
+
+
+def test_a_counter_kept_on_the_module_is_named_with_torchs_hint_and_its_patch_stops_the_recompiles(tmp_path):
+    """step_counter.py: `self.calls += 1` in a compiled forward. torch compiles the integer attribute in as a constant:
+    a recompile per call until the limit, then eager. The findings name `self.calls` and where it changes (not "?",
+    the frame of the compile that hit the limit, which torch's metrics leave unnamed), the limit's fix points at the
+    cause, and the patch (torch's own hint) leaves one recompile in torch's log of a plain run."""
+    text, analysis, _ = _record(tmp_path, "step_counter.py")
+    torch_log = plain_run(tmp_path / "step_counter.py", TORCH_LOGS="recompiles").stderr
+    assert torch_log.count("Recompiling function forward") == 8 and "allow_unspec_int_on_nn_module" in torch_log
+    limit = next(f for f in analysis.findings if f.code == "RCP005")
+    assert limit.fix.startswith("fix what recompiles forward, not the limit: `self.calls` took a new value on every call")
+    [scalar] = [f for f in analysis.findings if f.code == "RCP002"]
+    assert "recompiled: Python value self.calls changed (compiled for 0)" in scalar.message
+    assert "also: ?" not in scalar.message and "?" not in scalar.message
+    assert scalar.fix.startswith(f"`self.calls` is an integer attribute of the module (at step_counter.py:"
+                                 f"{_line(text, 'self.calls += 1')}: `self.calls += 1`)")
+    assert "allow_unspec_int_on_nn_module = True" in scalar.fix and "pass calls as a tensor" not in scalar.fix
+
+    script = _patched(tmp_path, "step_counter.py", text, scalar.suggestion.patch)
+    before, after = plain_run(tmp_path / "step_counter.py"), plain_run(script, TORCH_LOGS="recompiles")
+    assert after.returncode == 0 and after.stderr.count("Recompiling function forward") == 1, after.stderr[-2000:]
+    assert after.stdout == before.stdout
