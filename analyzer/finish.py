@@ -18,7 +18,7 @@ from tdiag.analyzer.model import Analysis, Finding
 from tdiag.analyzer.ranking import drop_contradictions, rank_key
 
 # Suggesters (Rule.suggester) that word the finding's one-line fix from the user's source (Suggestion.fix).
-FIX_WORDING_SUGGESTERS = frozenset({"mark_dynamic"})
+FIX_WORDING_SUGGESTERS = frozenset({"mark_dynamic", "mask_select", "recompile_limit"})
 
 
 def stage(facts) -> None:

@@ -43,6 +43,8 @@ PATCH_KINDS: dict[str, PatchKind] = {
     "launch_bound": PatchKind("tdiag.analyzer.suggestions.launch_bound:suggest"),
     "logging_call": PatchKind("tdiag.analyzer.suggestions.logging_call:suggest",
                               "tdiag.analyzer.suggestions.logging_call:fallback"),
+    # BRK007: x[mask] reduced at once, weighed by the mask instead (static shapes); torch's hint the next candidate
+    "mask_select": PatchKind("tdiag.analyzer.suggestions.mask_select:suggest"),
     "mark_dynamic": PatchKind("tdiag.analyzer.suggestions.mark_dynamic:suggest",
                               "tdiag.analyzer.suggestions.mark_dynamic:fallback"),
     "mode_flip": PatchKind("tdiag.analyzer.suggestions.mode_flip:suggest"),

@@ -160,3 +160,42 @@ def test_a_counter_kept_on_the_module_is_named_with_torchs_hint_and_its_patch_st
     before, after = plain_run(tmp_path / "step_counter.py"), plain_run(script, TORCH_LOGS="recompiles")
     assert after.returncode == 0 and after.stderr.count("Recompiling function forward") == 1, after.stderr[-2000:]
     assert after.stdout == before.stdout
+
+
+MASKED = [
+    # program, the selection's line, the line the patch writes in its place
+    ("masked_ce.py", "return F.cross_entropy(logits[active], labels[active])",
+     "return F.cross_entropy(logits.flatten(0, -2), labels.masked_fill(~active, -100).flatten(), ignore_index=-100)"),
+    ("masked_mean.py", "return err[observed].mean()",
+     "return torch.where(observed, err, 0).sum() / observed.expand_as(err).sum()"),
+]
+
+
+@pytest.mark.parametrize(("name", "code", "weighed"), MASKED, ids=[m[0] for m in MASKED])
+def test_a_selection_by_mask_reduced_at_once_is_weighed_by_the_mask_and_the_break_goes(tmp_path, name, code, weighed):
+    """A padding mask's cross-entropy and a missing-value mask's mean: torch breaks at `x[mask]` (aten.nonzero, a
+    data-dependent size). The patch keeps every shape static; torch's log of the patched program, run plainly, has no
+    break and no recompile, and the program prints the same losses (to the digits it prints)."""
+    text, analysis, _ = _record(tmp_path, name)
+    [finding] = [f for f in analysis.findings if f.family == "BRK"]
+    assert (finding.code, finding.line) == ("BRK007", _line(text, code))
+    assert "boolean-mask selection" in finding.message and weighed.removeprefix("return ") in finding.fix
+    script = _patched(tmp_path, name, text, finding.suggestion.patch)
+    assert script.read_text().splitlines()[finding.line - 1].strip() == weighed
+    assert "capture_dynamic_output_shape_ops" in finding.suggestion.candidates[0].patch  # torch's hint, next
+
+    before = plain_run(tmp_path / name, TORCH_LOGS="graph_breaks,recompiles")
+    after = plain_run(script, TORCH_LOGS="graph_breaks,recompiles")
+    assert "Dynamic shape operator" in before.stderr  # torch's account of the program as written
+    assert after.returncode == 0 and "Graph Break Reason" not in after.stderr and "Recompiling" not in after.stderr
+    assert after.stdout == before.stdout and after.stdout.count("loss") == 4
+
+
+def test_a_selection_kept_in_a_variable_gets_torchs_hint_as_its_patch(tmp_path):
+    text, analysis, _ = _record(tmp_path, "masked_two_lines.py")
+    findings = [f for f in analysis.findings if f.family == "BRK"]
+    assert sorted((f.code, f.line) for f in findings) == [("BRK007", _line(text, "valid = logits[mask]")),
+                                                    ("BRK007", _line(text, "return nn.functional.cross_entropy(valid, target[mask])"))]
+    for f in findings:
+        assert "capture_dynamic_output_shape_ops = True" in f.suggestion.patch
+        assert "weigh by the mask instead of selecting" in f.suggestion.alternatives[0]
