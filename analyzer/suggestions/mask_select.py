@@ -39,7 +39,8 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         hinted.patch_note = hinted.patch_note or f"no rewrite: {why_not}"
         hinted.alternatives = [_ADVICE, *hinted.alternatives]
         return hinted
-    return Suggestion(title=title, why=WHY, patch=patch_for(tree, new_module), fix=f"keep the shape static: {title[0].lower()}{title[1:]}",
+    return Suggestion(title=title, why=WHY, patch=patch_for(tree, new_module),
+                      fix=f"keep the shape static: {title[0].lower()}{title[1:]}",
                       alternatives=[*hinted.alternatives], candidates=[hinted] if hinted.patch else [])
 
 
@@ -54,6 +55,8 @@ def _masked(node: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpre
     index = node.slice[0].slice
     if not isinstance(index, cst.Index) or index.star is not None:
         return None
+    if isinstance(index.value, (cst.Integer, cst.UnaryOperation, cst.SimpleString, cst.Tuple, cst.Ellipsis)):
+        return None  # x[0], x[-1], x["key"], x[i, j]: no mask
     return node.value, index.value
 
 
