@@ -28,4 +28,7 @@ def user_words(guard_text: str) -> str:
                   r"\1 is the very object it was compiled for", text)
     text = re.sub(r"___check_type_id\(([^,()]+), \d+\)(?:, type=<class '[\w.]+'>)?",
                   r"the type of \1 is the one it was compiled for", text)
+    # a dict key's presence: torch's helper, said as the user's `in` test
+    text = re.sub(r"\bnot ___dict_contains\(([^,()]+), ([^()]+?)\)", r"\1 not in \2", text)
+    text = re.sub(r"___dict_contains\(([^,()]+), ([^()]+?)\)", r"\1 in \2", text)
     return re.sub(r"\b[LG]\['(\w+)'\]", r"\1", text)

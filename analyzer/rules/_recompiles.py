@@ -155,6 +155,12 @@ def _value_fix(f: GuardFailure | None) -> str:
                 "constant, so each new value recompiles; let it be dynamic with "
                 "torch._dynamo.config.allow_unspec_int_on_nn_module = True (torch's hint), or keep it in a tensor "
                 "buffer updated in place")
+    if f is not None and re.fullmatch(r"'[^']*'|\"[^\"]*\"", f.expected or ""):
+        # a string is compiled in as a constant and can be neither a tensor nor dynamic: one graph per value
+        return (f"{subject_name(f)} is a string: each value compiles its own graph (a string can be neither a tensor "
+                "nor dynamic); if its values are few and known (task or mode names), let each compile once: raise "
+                "torch._dynamo.config.recompile_limit to their number; else compile only the code that does not "
+                f"depend on {subject_name(f)}")
     branch = (f.source or "").strip() if f is not None else ""
     if branch.startswith(("if ", "elif ", "while ")) and f.path and f.line:
         # the value decides a branch of the user's: as a tensor the branch would be data-dependent, a graph break

@@ -73,6 +73,9 @@ def message(b) -> str:
     if skipped is None:
         return RULE.message.format(**words(b))
     where = f" in {skipped.file}" if skipped.file else ""
+    if (skipped.file or "").endswith("optim/lr_scheduler.py") and "LRScheduler" not in skipped.name:
+        # an LR scheduler wraps its optimizer's step (to count the calls): torch reports the wrapper's file
+        where = f" (through the LR scheduler's wrapper around it, in {skipped.file})"
     return f"graph break: Dynamo does not trace `{skipped.name}`{where}: {skipped.why}{words(b)['where']}"
 
 
@@ -102,10 +105,21 @@ def fix(b) -> str:
                 "compiled function (before or after it)")
     if skipped.kind == "import-system":
         return "import at the top of the module, not inside the compiled function"
+    if acts_on_gradients(skipped) and _called_for_effect(b, skipped.name):
+        return (f"call it after the compiled call, with the backward: `{skipped.name}` is part of the update that "
+                "follows it (a step that returns its loss: `loss.backward()`, then the update, after the call); to "
+                "compile the optimizer step, compile it on its own (torch's recipe: `@torch.compile` on a function "
+                "calling `opt.step()`, the learning rate a tensor where a scheduler changes it)")
     before = ("before the compiled function (a statement of its own: it is called for its effect, nothing to pass "
               "in)" if _called_for_effect(b, skipped.name) else "before the compiled function and pass its result in")
     return (f"call `{skipped.name}` {before}; or put it in a small function of yours decorated with "
             "@torch.compiler.disable (the graph still splits there: that function runs eagerly on every call)")
+
+
+def acts_on_gradients(skipped) -> bool:
+    """An optimizer's or an LR scheduler's method (torch.optim): the update that follows the backward."""
+    where = f"{skipped.file or ''} {skipped.reason or ''}"  # torch's skip reason names the file when nothing else does
+    return (skipped.module or "").startswith("torch.optim") or "torch/optim/" in where
 
 
 def _called_for_effect(b, name: str) -> bool:

@@ -17,8 +17,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     frame = finding.function or "this function"
     return Suggestion(
         # the guard that kept failing is the cause: its own recompile finding (RCP001-RCP006) carries the fix
-        fix=f"fix what recompiles {frame}, not the limit: {_changing(failures) or f'`{cause}` failed'} (its RCP "
-            "finding names the change)" if failures else None,
+        fix=_fix(frame, failures, cause) if failures else None,
         title=f"RECOMPILE LIMIT HIT: {frame} is no longer compiled and runs eagerly on every call",
         why=(
             f"Each call brought a value the compiled graphs were not guarded for (e.g. `{cause}`), so Dynamo "
@@ -34,9 +33,17 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     )
 
 
-def _changing(failures: list[str]) -> str | None:
-    """``self.calls == 0``, ``self.calls == 1``, ...: "`self.calls` took a new value on every call"."""
-    sides = {re.split(r" == ", user_words(f), maxsplit=1)[0] for f in failures if " == " in f}
-    if len(sides) == 1 and all(" == " in f for f in failures):
-        return f"`{sides.pop()}` took a new value on every call"
-    return None
+def _fix(frame: str, failures: list[str], cause: str) -> str:
+    """``self.calls == 0``, ``self.calls == 1``, ...: "`self.calls` took a new value on every call"; a string that
+    does (a task or mode name) is one graph per value by nature: then the limit is the lever."""
+    split = [re.split(r" == ", user_words(f), maxsplit=1) for f in failures if " == " in f]
+    sides = {left for left, _ in split}
+    if len(sides) != 1 or len(split) != len(failures):
+        return f"fix what recompiles {frame}, not the limit: `{cause}` failed (its RCP finding names the change)"
+    subject = sides.pop()
+    if all(re.fullmatch(r"'[^']*'|\"[^\"]*\"", right.strip()) for _, right in split):
+        return (f"`{subject}` took a new string value on every call, one graph per value by nature: with few known "
+                "values, raise torch._dynamo.config.recompile_limit to their number; else compile only the code that "
+                f"does not depend on `{subject}`")
+    return (f"fix what recompiles {frame}, not the limit: `{subject}` took a new value on every call (its RCP "
+            "finding names the change)")

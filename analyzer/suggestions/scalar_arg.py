@@ -41,6 +41,12 @@ CUDA_GRAPHS_WHY = (
     "every int input, so an int that changes every call records every call, where a tensor replays one graph."
 )
 
+STRING_WHY = (
+    "Dynamo compiles a string argument in as a constant and guards on its value: a string can be neither a tensor "
+    "nor a dynamic size, so each value is a graph of its own. That is fine while the values are few: past "
+    "torch._dynamo.config.recompile_limit (8) every later call runs eagerly."
+)
+
 LENGTH_WHY = (
     "Dynamo guards on the length of a Python list or dict the compiled code reads or appends to, so a container that "
     "grows on every call fails the guard every call and compiles again, until the recompile limit sends the rest "
@@ -179,6 +185,16 @@ def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
                           "function)", "in a framework, in its hook after the step (Lightning: on_train_batch_end)"],
         )
     name = _held_by_user(finding, ctx) or _target(finding)[0] or "the value"
+    if evidence is not None and re.fullmatch(r"'[^']*'|\"[^\"]*\"", evidence.expected or ""):
+        return Suggestion(  # a string: neither a tensor nor dynamic, one graph per value by nature
+            title=f"Let each value of `{name}` compile once (a string: one graph per value), or compile only the "
+                  f"code that does not depend on it",
+            why=STRING_WHY,
+            alternatives=[f"raise torch._dynamo.config.recompile_limit to the number of values `{name}` takes "
+                          "(its task or mode names)",
+                          f"compile the part that is the same for every `{name}` (a shared trunk: "
+                          f"torch.compile(module.trunk)) and run the part that depends on it uncompiled"],
+        )
     return Suggestion(
         title=f"Keep `{name}` fixed across calls, or pass it as a tensor",
         why=WHY,

@@ -7,7 +7,7 @@ import libcst as cst
 from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.native_equivalents import Equivalent, equivalent
-from tdiag.analyzer.rules.brk005_untraceable_call import is_backward
+from tdiag.analyzer.rules.brk005_untraceable_call import acts_on_gradients, is_backward
 from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
 from tdiag.analyzer.suggestions.helpers.syntax import dotted
 
@@ -24,6 +24,8 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     if is_backward(evidence.reason):
         return _backward_after_call(finding, ctx)
     skipped = evidence.skipped_call()
+    if skipped is not None and acts_on_gradients(skipped):
+        return _update_after_call(skipped)
     native = equivalent(skipped.name) if skipped is not None else None
     if native is not None:  # torch does the same thing in the graph: that is the fix, whatever else applies
         return _native(finding, skipped, native, ctx)
@@ -71,6 +73,25 @@ def _backward_after_call(finding: Finding, ctx: SuggestionContext) -> Suggestion
             "after the call",
             "torch._dynamo.config.trace_autograd_ops = True (experimental): Dynamo traces the backward into the "
             "graph; a returned tensor whose graph the backward consumed must then be returned detached",
+        ],
+    )
+
+
+def _update_after_call(skipped) -> Suggestion:
+    """The optimizer's or scheduler's step inside the compiled function: the update belongs after the call."""
+    return Suggestion(
+        title=f"Call `{skipped.name}` after the compiled call, with the backward",
+        why=("torch skips the optimizer's and the LR scheduler's code on purpose (their own compile is torch's "
+             "compiled-optimizer recipe), so the graph splits at each. The update follows the backward: run both "
+             "after the call, on the loss the step returns, and the step compiles as one graph."),
+        patch_note="no patch of its own: the backward's move (BRK005 at the `.backward()` line) takes the update "
+                   "with it",
+        alternatives=[
+            "return the loss from the compiled function; after the call: `loss.backward()`, the clipping, "
+            "`opt.step()`, `sched.step()`, `opt.zero_grad()`",
+            "to compile the optimizer step too: `@torch.compile` on a function of its own calling `opt.step()` "
+            "(torch's recipe), the optimizer's learning rate a tensor (`lr=torch.tensor(1e-3)`) where a scheduler "
+            "changes it",
         ],
     )
 

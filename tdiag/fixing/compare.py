@@ -50,7 +50,7 @@ class Metrics:
     step_times_s: list[float] = field(default_factory=list)
     runs: int = 1
     crash_site: str | None = None  # "path:line" where torch.compile stopped the program, when it did
-    crash_reason: str | None = None  # torch's own first line when it stopped the program (a refusal names it)
+    crash_reason: str | None = None  # what stopped the program, torch's own first line where torch did (a refusal names it)
     # the source text of the crash site's line: a patch that inserts lines above it moves its number, not the crash
     crash_statement: str | None = None
     # each run's whole `tdiag run` subprocess (torch's import and every compile included): what verifying costs
@@ -271,11 +271,16 @@ def _crash_statement(analysis: Analysis) -> str | None:
 
 def _crash_reason(analysis: Analysis) -> str | None:
     """torch's reason, as it worded it, when torch.compile stopped the program (e.g. "accessing tensor output of
-    CUDAGraphs that has been overwritten by a subsequent run"): what a refused patch broke."""
-    crash = analysis.summary.crash
-    if crash is None or not crash.ended_program or not crash.caused_by_torch:
+    CUDAGraphs that has been overwritten by a subsequent run"), else the program's own exception: what a refused
+    patch broke."""
+    crash = analysis.summary.crash or next((c for c in analysis.crashes if c.ended_program), None)
+    if crash is None or not crash.ended_program:
         return None
-    return crash.headline
+    if crash.caused_by_torch:
+        return crash.headline
+    # the program's own exception (a patched optimizer's argument torch refuses, say): named as Python shows it
+    kind = crash.exception.rsplit(".", 1)[-1]
+    return f"{kind}: {crash.headline}" if crash.headline else kind
 
 
 def _stopped(analysis: Analysis) -> bool:

@@ -199,3 +199,49 @@ def test_a_selection_kept_in_a_variable_gets_torchs_hint_as_its_patch(tmp_path):
     for f in findings:
         assert "capture_dynamic_output_shape_ops = True" in f.suggestion.patch
         assert "weigh by the mask instead of selecting" in f.suggestion.alternatives[0]
+
+
+def test_a_whole_step_compiled_moves_its_update_after_the_call_with_the_backward(tmp_path):
+    """full_step.py compiles forward, backward, clipping, the optimizer's and the scheduler's step: torch breaks at
+    the backward and at each skipped torch.optim call. The backward's patch takes the update with it (the lines after
+    the backward, in order, after the call); each optimizer break says the update belongs after the call (never
+    "before the compiled function"); torch's log of the patched program, run plainly, has no break."""
+    text, analysis, _ = _record(tmp_path, "full_step.py")
+    backward = next(f for f in analysis.findings if f.code == "BRK005" and f.line == _line(text, "loss.backward()"))
+    for code in ("opt.step()", "sched.step()"):
+        [update] = [f for f in analysis.findings if f.code == "BRK005" and f.line == _line(text, code)]
+        assert update.fix.startswith("call it after the compiled call, with the backward"), update.fix
+        assert update.suggestion.title.endswith("after the compiled call, with the backward")
+        assert "before the compiled function" not in update.fix and "allow_in_graph" not in str(update.suggestion)
+    assert "LR scheduler's wrapper" in next(f for f in analysis.findings if f.line == _line(text, "opt.step()")).message
+    script = _patched(tmp_path, "full_step.py", text, backward.suggestion.patch)
+    after_call = script.read_text().split("loss = train_step(")[1].splitlines()[1:6]
+    assert [line.strip() for line in after_call] == ["loss.backward()", "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)",
+                                                     "opt.step()", "sched.step()", "opt.zero_grad()"]
+
+    before, after = plain_run(tmp_path / "full_step.py", TORCH_LOGS="graph_breaks"), plain_run(script, TORCH_LOGS="graph_breaks")
+    assert "Graph Break Reason" in before.stderr and after.returncode == 0
+    assert "Graph Break Reason" not in after.stderr, after.stderr[-2000:]
+    assert after.stdout == before.stdout and after.stdout.count("loss") == 12
+
+
+def test_a_string_argument_and_a_dict_key_are_worded_as_what_they_are(tmp_path):
+    """multitask_heads.py: a task name picks the head (a string: one graph per value, never a tensor); optional_key.py:
+    a batch dict's optional key (torch's `___dict_contains` guard said as the user's `in` test)."""
+    text, analysis, _ = _record(tmp_path, "multitask_heads.py")
+    assert plain_run(tmp_path / "multitask_heads.py", TORCH_LOGS="recompiles").stderr.count("task == 'task") >= 8
+    limit = next(f for f in analysis.findings if f.code == "RCP005")
+    scalar = next(f for f in analysis.findings if f.code == "RCP002")
+    assert "raise torch._dynamo.config.recompile_limit to their number" in limit.fix and "not the limit" not in limit.fix
+    assert scalar.fix.startswith("task is a string: each value compiles its own graph") and "as a tensor" not in scalar.fix.replace("neither a tensor", "")
+    assert scalar.suggestion.title.startswith("Let each value of `task` compile once")
+
+    folder = tmp_path / "key"
+    folder.mkdir()
+    text, analysis, _ = _record(folder, "optional_key.py")
+    assert "not ___dict_contains('mask', batch)" in plain_run(folder / "optional_key.py", TORCH_LOGS="recompiles").stderr
+    [finding] = [f for f in analysis.findings if f.code == "RCP006"]
+    assert finding.message.endswith("guard failed: 'mask' not in batch")
+    assert finding.fix.startswith("the compiled code depends on whether 'mask' is in batch")
+    for dynamo_name in DYNAMO_NAMES:
+        assert dynamo_name not in finding.message and dynamo_name not in finding.fix

@@ -118,6 +118,13 @@ def test_fused_true_already_refuses_foreach():
         optimizer_foreach.build(_ctx(fused), "train.py")
 
 
+def test_a_tensor_learning_rate_refuses_foreach():
+    # torch raises "lr as a Tensor is not supported for capturable=False and foreach=True" (seen on a step whose
+    # round 1 gave AdamW its lr as a tensor for the scheduler): the candidate would only crash the re-run
+    tensor_lr = TRAIN.replace("lr=1e-3)", "lr=torch.tensor(1e-3))")
+    with pytest.raises(NoPatch, match="lr is a tensor"):
+        optimizer_foreach.build(_ctx(tensor_lr), "train.py")
+
 
 def test_a_fused_optimizer_is_not_offered_the_compiled_step():
     # GPT-2's round 2 kept reduce-overhead with fused=True; RUN002 then names the optimizer between the replays, and

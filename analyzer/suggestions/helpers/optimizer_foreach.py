@@ -28,6 +28,10 @@ def build(ctx: SuggestionContext, path: str) -> Suggestion:
     if isinstance(fused, cst.Name) and fused.value == "True":
         # torch refuses both ("`fused` and `foreach` cannot be `True` together"): a later round would only crash
         raise NoPatch("the optimizer passes fused=True, which foreach=True cannot be combined with")
+    lr = keyword_value(site.call, "lr")
+    if lr is not None and "tensor" in tree.code(lr).lower() and keyword_value(site.call, "capturable") is None:
+        # torch refuses it ("lr as a Tensor is not supported for capturable=False and foreach=True")
+        raise NoPatch("the optimizer's lr is a tensor, which foreach=True refuses without capturable=True")
     new = with_keyword(site.call, "foreach", cst.Name("True"), replace=("False", "None"))
     return Suggestion(
         title=f"Give {site.cls} foreach=True (one op over every parameter, not a loop)",

@@ -35,7 +35,7 @@ import libcst as cst
 from tdiag.analyzer.model import Suggestion
 from tdiag.analyzer.suggestions.helpers.context import NoPatch, patch_for
 from tdiag.analyzer.suggestions.helpers.purity import names_read
-from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, descendants, dotted
+from tdiag.analyzer.suggestions.helpers.syntax import SourceTree, descendants, dotted, is_expression_statement_call
 
 KIND = "read-after-call"
 HOST_READ_METHODS = ("item", "tolist")
@@ -76,7 +76,10 @@ def build(tree: SourceTree, statement: cst.SimpleStatementLine | None, backward:
     new_module = tree.module.visit(_Move(set(tail), landing))
     lines = tail_lines(tree, tail)
     callers = ", ".join(f"line {tree.start_line(s)}" for s, _ in sites)
-    what = f"Call `{tensor}.backward()`" if backward else f"Read `{tensor}`"
+    what = f"Read `{tensor}`"
+    if backward:
+        effects = [s for s in tail if is_expression_statement_call(s) is not None and not _is_backward_of(s, tensor)]
+        what = f"Call `{tensor}.backward()`" + (" and the update" if effects else "")
     return Suggestion(
         title=f"{what} after the call: move {lines} of `{function.name.value}` after its call ({callers})",
         why=(BACKWARD_WHY if backward else WHY).format(tensor=tensor),
@@ -108,7 +111,11 @@ def host_tail(tree: SourceTree, statement: cst.CSTNode | None, logging: tuple[st
         raise NoPatch(f"line {tree.start_line(body[at])} is not `{tensor}.backward()` of the `{tensor}` that "
                       f"`{function.name.value}` returns")
     for stmt in body[at:-1]:
-        problem = None if backward and _is_backward_of(stmt, tensor) else _not_host_only(stmt, tensor, logging)
+        # after the backward, a call made for its effect (clipping, the optimizer's and the scheduler's step,
+        # zero_grad) moves with it: in the function it ran after the returned value was computed, after the call it
+        # runs at the same point, before anything else reads what it changed
+        after_backward = backward and (_is_backward_of(stmt, tensor) or is_expression_statement_call(stmt) is not None)
+        problem = None if after_backward else _not_host_only(stmt, tensor, logging)
         if problem:
             raise NoPatch(f"line {tree.start_line(stmt)} {problem}: only host reads and logging can move after the call")
     start = at
