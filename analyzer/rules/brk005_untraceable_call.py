@@ -107,9 +107,10 @@ def fix(b) -> str:
         return "import at the top of the module, not inside the compiled function"
     if acts_on_gradients(skipped) and _called_for_effect(b, skipped.name):
         return (f"call it after the compiled call, with the backward: `{skipped.name}` is part of the update that "
-                "follows it (a step that returns its loss: `loss.backward()`, then the update, after the call); to "
+                "follows it (the step returns its loss; after the call, the loss's `backward()`, then the update); to "
                 "compile the optimizer step, compile it on its own (torch's recipe: `@torch.compile` on a function "
-                "calling `opt.step()`, the learning rate a tensor where a scheduler changes it)")
+                "of yours that calls the optimizer's `step()`, the learning rate a tensor where a scheduler changes "
+                "it)")
     before = ("before the compiled function (a statement of its own: it is called for its effect, nothing to pass "
               "in)" if _called_for_effect(b, skipped.name) else "before the compiled function and pass its result in")
     return (f"call `{skipped.name}` {before}; or put it in a small function of yours decorated with "

@@ -35,5 +35,8 @@ RULE = Rule("BRK007", "mask-selection", "warning", "A boolean-mask selection x[m
 
 
 def matches(b) -> bool:
-    # torch's facts: the operator (aten.nonzero, which boolean indexing lowers to) at a subscript of the user's line
-    return "aten.nonzero" in reason_text(b) and (b.opname == "BINARY_SUBSCR" or "[" in site_code(b))
+    # torch's facts: the operator (aten.nonzero, which boolean indexing lowers to) at a subscript of the user's own
+    # line (a library's nonzero, torch_geometric's self-loops say, is reached through a call: not this rule's)
+    return ("aten.nonzero" in reason_text(b) and b.library_frame is None
+            # Python 3.14 subscripts with BINARY_OP; without the instruction, the line's text decides
+            and (b.opname == "BINARY_SUBSCR" or (b.opname in (None, "BINARY_OP") and "[" in site_code(b))))

@@ -44,8 +44,8 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
                       alternatives=[*hinted.alternatives], candidates=[hinted] if hinted.patch else [])
 
 
-_ADVICE = ("weigh by the mask instead of selecting: a loss with ignore_index (labels.masked_fill(~mask, -100)), or "
-           "torch.where(mask, x, 0).sum() / mask.sum() for x[mask].mean()")
+_ADVICE = ("weigh by the mask instead of selecting: a loss with ignore_index (the labels set to -100 where the mask "
+           "is False), or, for a masked mean, the sum of torch.where over the mask divided by the mask's count")
 
 
 def _masked(node: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:

@@ -87,11 +87,11 @@ def _update_after_call(skipped) -> Suggestion:
         patch_note="no patch of its own: the backward's move (BRK005 at the `.backward()` line) takes the update "
                    "with it",
         alternatives=[
-            "return the loss from the compiled function; after the call: `loss.backward()`, the clipping, "
-            "`opt.step()`, `sched.step()`, `opt.zero_grad()`",
-            "to compile the optimizer step too: `@torch.compile` on a function of its own calling `opt.step()` "
-            "(torch's recipe), the optimizer's learning rate a tensor (`lr=torch.tensor(1e-3)`) where a scheduler "
-            "changes it",
+            "return the loss from the compiled function; after the call: the loss's `backward()`, then the update "
+            "(clipping, the optimizer's `step()`, the scheduler's `step()`, `zero_grad()`) in the order it had",
+            "to compile the optimizer step too: `@torch.compile` on a function of yours that calls the optimizer's "
+            "`step()` (torch's recipe), the optimizer's learning rate a tensor (`lr=torch.tensor(...)`) where a "
+            "scheduler changes it",
         ],
     )
 

@@ -31,9 +31,9 @@ SKIPS = [
 ]
 
 SETTINGS = [
-    # a break rule without a patch kind of its own (BRK099, torch's "Dynamic shape operator") gets the Dynamo setting
-    # torch's own hint names
-    ("mask_index_hint.py", "BRK099", "+torch._dynamo.config.capture_dynamic_output_shape_ops = True"),
+    # a boolean-mask selection not reduced at once (BRK007: torch's "Dynamic shape operator", no rewrite of its own
+    # there) gets the Dynamo setting torch's own hint names
+    ("mask_index_hint.py", "BRK007", "+torch._dynamo.config.capture_dynamic_output_shape_ops = True"),
     # `int(tensor)` is a Tensor.item break with no `.item()` on the line: BRK002's patch is the scalar captured
     ("int_conversion.py", "BRK002", "+torch._dynamo.config.capture_scalar_outputs = True"),
 ]
