@@ -32,3 +32,8 @@ def user_words(guard_text: str) -> str:
     text = re.sub(r"\bnot ___dict_contains\(([^,()]+), ([^()]+?)\)", r"\1 not in \2", text)
     text = re.sub(r"___dict_contains\(([^,()]+), ([^()]+?)\)", r"\1 in \2", text)
     return re.sub(r"\b[LG]\['(\w+)'\]", r"\1", text)
+
+
+def is_string_value(text: str | None) -> bool:
+    """A guarded value torch wrote as a Python string literal (``'task0'``): a string compiled in as a constant."""
+    return re.fullmatch(r"'[^']*'|\"[^\"]*\"", (text or "").strip()) is not None

@@ -8,7 +8,7 @@ import re
 from collections import defaultdict
 
 from tdiag.analyzer.evidence import RecompileEvidence
-from tdiag.analyzer.guard_words import user_words
+from tdiag.analyzer.guard_words import is_string_value, user_words
 from tdiag.analyzer.library_state import library_state
 from tdiag.analyzer.model import Finding, Frame, GuardFailure, Recompile, Site
 from tdiag.analyzer.paths import is_library_display
@@ -155,7 +155,7 @@ def _value_fix(f: GuardFailure | None) -> str:
                 "constant, so each new value recompiles; let it be dynamic with "
                 "torch._dynamo.config.allow_unspec_int_on_nn_module = True (torch's hint), or keep it in a tensor "
                 "buffer updated in place")
-    if f is not None and re.fullmatch(r"'[^']*'|\"[^\"]*\"", f.expected or ""):
+    if f is not None and is_string_value(f.expected):
         # a string is compiled in as a constant and can be neither a tensor nor dynamic: one graph per value
         return (f"{subject_name(f)} is a string: each value compiles its own graph (a string can be neither a tensor "
                 "nor dynamic); if its values are few and known (task or mode names), let each compile once: raise "

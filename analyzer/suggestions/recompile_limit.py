@@ -6,7 +6,7 @@ import re
 from collections import Counter
 
 from tdiag.analyzer.evidence import RecompileLimitEvidence, evidence_as
-from tdiag.analyzer.guard_words import user_words
+from tdiag.analyzer.guard_words import is_string_value, user_words
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.helpers.context import SuggestionContext
 
@@ -41,7 +41,7 @@ def _fix(frame: str, failures: list[str], cause: str) -> str:
     if len(sides) != 1 or len(split) != len(failures):
         return f"fix what recompiles {frame}, not the limit: `{cause}` failed (its RCP finding names the change)"
     subject = sides.pop()
-    if all(re.fullmatch(r"'[^']*'|\"[^\"]*\"", right.strip()) for _, right in split):
+    if all(is_string_value(right) for _, right in split):
         return (f"`{subject}` took a new string value on every call, one graph per value by nature: with few known "
                 "values, raise torch._dynamo.config.recompile_limit to their number; else compile only the code that "
                 f"does not depend on `{subject}`")

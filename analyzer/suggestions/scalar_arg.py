@@ -15,6 +15,7 @@ import re
 import libcst as cst
 from libcst.helpers import parse_template_expression
 from tdiag.analyzer.evidence import DynamicEvidence, RecompileEvidence, evidence_as
+from tdiag.analyzer.guard_words import is_string_value
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.helpers.call_sites import argument_for, callee_name, calls_to, frame_params
 from tdiag.analyzer.suggestions.helpers.context import (
@@ -185,7 +186,7 @@ def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
                           "function)", "in a framework, in its hook after the step (Lightning: on_train_batch_end)"],
         )
     name = _held_by_user(finding, ctx) or _target(finding)[0] or "the value"
-    if evidence is not None and re.fullmatch(r"'[^']*'|\"[^\"]*\"", evidence.expected or ""):
+    if evidence is not None and is_string_value(evidence.expected):
         return Suggestion(  # a string: neither a tensor nor dynamic, one graph per value by nature
             title=f"Let each value of `{name}` compile once (a string: one graph per value), or compile only the "
                   f"code that does not depend on it",

@@ -21,7 +21,7 @@ from tdiag.analyzer.rules import RuleContext, applicable
 from tdiag import cli
 
 POOL = ["branch_and_sizes.py", "item_call.py", "print_call.py", "dtype_change.py", "recompile_limit.py",
-        "train_eval_flip.py"]
+        "train_eval_flip.py", "mask_select.py"]
 # Families no record of this pool can reach on a CPU-only single-process run (FAMILY_INPUTS): CUDA graphs, several
 # ranks, Inductor kernels, Inductor's compile caches (the pool compiles with backend="eager"). Their rules are never
 # run there, so they cannot fail there either (tests/compile_cache covers the CCH rules on Inductor records).
@@ -180,11 +180,11 @@ def _suggesters(baselines) -> dict[str, Path]:
 def test_the_pool_reaches_the_suggesters(baselines):
     reached = set(_suggesters(baselines))
     assert {"branch", "mark_dynamic", "scalar_item", "logging_call", "dtype_change", "mode_flip", "scalar_arg",
-            "recompile_limit", "crash", "generic"} <= reached, sorted(reached)
+            "recompile_limit", "crash", "generic", "mask_select"} <= reached, sorted(reached)
 
 
 @pytest.mark.parametrize("name", ["branch", "mark_dynamic", "scalar_item", "logging_call", "dtype_change", "mode_flip",
-                                  "scalar_arg", "recompile_limit", "crash", "generic", "library_fix"])
+                                  "scalar_arg", "recompile_limit", "crash", "generic", "library_fix", "mask_select"])
 def test_a_suggester_that_raises_loses_only_its_patches(name, baselines, monkeypatch, capsys):
     import importlib
 
