@@ -5,7 +5,7 @@
     python benchmarks/patch_payoff.py cost-vs-saving [--only NAME] [--gpu]  # a finding's cost beside its patch's saving
 
 Each mode's own description: ``python benchmarks/patch_payoff.py MODE --help``, or VERIFY_DOC, STEP_TIME_DOC and
-COST_VS_SAVING_DOC below. Results: README ("Patches pay off"), docs/gpu.md, docs/cost-vs-saving.md.
+COST_VS_SAVING_DOC below. Results: docs/performance.md ("Patches pay off"), docs/gpu.md, docs/cost-vs-saving.md.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ sys.exit(code)
 
 def test_the_summary_path_defines_its_classes_cheaply(tmp_path: Path) -> None:
     """Issue 26: the end-of-run path's cost was mostly its imports, and most of those the ~60 dataclasses of the model
-    (benchmarks/bench_overhead.py --instructions, README). A new class there stays as cheap as the others."""
+    (benchmarks/bench_overhead.py --instructions, docs/performance.md). A new class there stays as cheap as the others."""
     assert _loaded(DEFINITIONS, str(tmp_path / "run")) == []
 
 
