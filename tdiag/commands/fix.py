@@ -36,9 +36,14 @@ class FixCommand:
                                  "runs once (default 2)")
         parser.add_argument("--rounds", type=int, default=5, metavar="N",
                             help="with --verify: at most N rounds of patch, re-run, re-analyse (default 5)")
-        parser.add_argument("--output-tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="REL",
-                            help="stdout still counts as the same where printed floats differ by one unit of their "
-                                 f"last digit and at most REL relatively (default {DEFAULT_TOLERANCE:g}; 0: exact)")
+        parser.add_argument("--output-tolerance", type=float, default=0.0, metavar="REL",
+                            help="with --verify: the patched program's output is the same when each printed number "
+                                 "lies within its own run-to-run spread (the unchanged program runs twice; numbers "
+                                 "that never varied must match exactly); REL > 0 also admits floats within one unit "
+                                 f"of their last digit and REL relatively (e.g. {DEFAULT_TOLERANCE:g}; default 0)")
+        parser.add_argument("--no-parity", action="store_true",
+                            help="with --verify: do not run the unchanged program with TORCH_COMPILE_DISABLE=1 to "
+                                 "check that its compiled results equal eager's (saves one run)")
         parser.add_argument("--eager", action="store_true",
                             help="with --verify: also run the final program with TORCH_COMPILE_DISABLE=1 (N times) and "
                                  "compare its measured step time with the compiled one")
@@ -95,7 +100,7 @@ class FixCommand:
             select=codes or ["<no rule>"], ignore=[], apply=args.apply, verify=args.verify,
             each=args.each, force=args.force, env=_env(args.env, parser), timeout=args.timeout,
             keep_scratch=args.keep_scratch, repeat=args.repeat, max_rounds=args.rounds,
-            output_tolerance=args.output_tolerance, eager=args.eager, budget=args.budget,
+            output_tolerance=args.output_tolerance, eager=args.eager, budget=args.budget, parity=not args.no_parity,
         )
         progress.doing(f"analysing {args.record}")
         report = fix(args.record, load_analysis(args.record), options, progress)

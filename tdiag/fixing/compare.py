@@ -27,6 +27,7 @@ from tdiag.lean_dataclass import lean_dataclass
 
 if TYPE_CHECKING:
     from tdiag.fixing.cache_verify import CacheFixVerification
+    from tdiag.fixing.output_noise import OutputBaseline
 
 # the counts a patch that compiles more code by design grows (its own graphs, torch's break before them)
 BY_DESIGN_COUNTS = ("graphs", "graph_breaks")
@@ -131,6 +132,8 @@ class Comparison:
     output_tolerance: float = DEFAULT_TOLERANCE
     output_within_tolerance: bool = False  # stdout differs only in numbers within the stated tolerance
     output_number_differences: list[str] = field(default_factory=list)
+    # how the output was judged: within the unchanged program's own run-to-run spread (output_noise.py), in words
+    output_judged: str = ""
     kept: bool | None = None  # rounds: whether this change went into the final set (None: not a round's choice)
     # a cache fix (CCH): measured on warm runs (cache_verify.py); before/after above are then the warm runs' numbers
     cache: CacheFixVerification | None = None
@@ -156,8 +159,11 @@ class Comparison:
 
 def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResult]],
             after: list[tuple[Analysis, RunResult]], tolerance: float = DEFAULT_TOLERANCE,
-            adds_graphs: bool = False, decisive: bool = False) -> Comparison:
+            adds_graphs: bool = False, decisive: bool = False, output: OutputBaseline | None = None) -> Comparison:
     """``before`` and ``after``: one or more runs of each side (the first decides counts and output).
+    ``output``: the original program's outputs (its unchanged runs, compiled and eager): the patched output is judged
+    within their own spread (output_noise.py), ``tolerance`` then only the user's extra allowance; without it, the
+    first ``before`` run's stdout with the fixed ``tolerance`` rule (stdout_match.py).
     ``adds_graphs``: a patch of the set compiles more code by design (the compiled optimizer step), so more graphs
     and graph breaks are what it does, said but not counted against it; it pays only by a faster step.
     ``decisive``: one run a side may show a step faster by ``DECISIVE_FACTOR`` (analyzer/verdict.py)."""
@@ -184,11 +190,12 @@ def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResu
     if a.exit_code != b.exit_code and not completed:
         reason = f" ({a.crash_reason})" if a.crash_reason and a.crash_reason != b.crash_reason else ""
         problems.append(f"the program's exit code changed: {b.exit_code} -> {a.exit_code}{reason}")
-    output = match(before[0][1].stdout, after[0][1].stdout, tolerance)
+    output = _judge_output(before[0][1].stdout, after[0][1].stdout, tolerance, output)
     if completed and not after[0][1].stdout.startswith(before[0][1].stdout):
         problems.append("the program's output before it stopped changed")
     elif not output.same and not completed:
-        problems.append("the program's output (stdout) changed")
+        first = f": {output.number_differences[0]}" if output.number_differences else ""
+        problems.append(f"the program's output (stdout) changed{first}")
     # only the time decides (nothing better, no harm but the by-design counts a faster step pays for), and it is close
     close_call = (not improved and set(problems) <= set(notes)
                   and judge_times(b.step_times_s, a.step_times_s).close_call)
@@ -208,8 +215,29 @@ def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResu
         output_tolerance=tolerance,
         output_within_tolerance=output.within_tolerance,
         output_number_differences=output.number_differences[:12],
+        output_judged=output.judged,
         close_call=close_call,
     )
+
+
+@lean_dataclass
+class _OutputVerdict:
+    same: bool
+    identical: bool
+    within_tolerance: bool
+    number_differences: list[str]
+    judged: str
+
+
+def _judge_output(before: str, after: str, tolerance: float, baseline: OutputBaseline | None) -> _OutputVerdict:
+    if baseline is None:
+        m = match(before, after, tolerance)
+        return _OutputVerdict(m.same, m.identical, m.within_tolerance, m.number_differences,
+                              f"against one run: floats within one unit of their last digit and {tolerance:g} "
+                              "relatively" if tolerance else "against one run, exactly")
+    verdict, how = baseline.judge(after, tolerance)
+    identical = after == before
+    return _OutputVerdict(verdict.same, identical, verdict.same and not identical, verdict.differences, how)
 
 
 def judge_steps(b: Metrics, a: Metrics, decisive: bool = False) -> tuple[str, str | None, str | None]:

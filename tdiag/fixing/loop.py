@@ -16,7 +16,6 @@ from tdiag.fixing.progress import Progress
 from tdiag.fixing.recorded import RecordedRun, recorded_run
 from tdiag.fixing.report import FixReport
 from tdiag.fixing.safety import check_files
-from tdiag.fixing.stdout_match import DEFAULT_TOLERANCE
 from tdiag.lean_dataclass import lean_dataclass
 
 
@@ -33,7 +32,9 @@ class FixOptions:
     keep_scratch: bool = False
     repeat: int = 2  # runs of each side: a timing verdict needs their spread
     max_rounds: int = 5
-    output_tolerance: float = DEFAULT_TOLERANCE  # relative, on printed floats differing in their last digit
+    # the user's extra allowance on printed floats beyond their own run-to-run spread (0: the spread alone)
+    output_tolerance: float = 0.0
+    parity: bool = True  # run the unchanged program once with torch.compile disabled: eager parity (output_noise.py)
     eager: bool = False  # also run the final program with torch.compile disabled: compiled vs eager
     budget: float | None = None  # seconds for the whole verification: no run starts that would end past it
 

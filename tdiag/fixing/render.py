@@ -53,6 +53,8 @@ def print_report(report: FixReport, file: TextIO, show_diffs: bool = True) -> No
             console.print(Syntax(p.patch.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
     for note in report.notes:
         console.print(f"note: {note}", style="yellow")
+    if report.output is not None:
+        _print_output_baseline(console, report.output)
     for r in report.rounds:
         _print_round(console, r)
     if report.kept is not None:
@@ -110,7 +112,9 @@ def _print_comparison(console: Console, c: Comparison) -> None:
         table.add_row(label, cells[0], Text(cells[1], style=_style(attr, c)))
     if c.before.runs > 1 or c.after.runs > 1:
         table.add_row("runs (measured)", *(f"{m.runs} ({len(m.step_times_s)})" for m in (c.before, c.after)))
-    if c.output_within_tolerance:
+    if c.output_within_tolerance and c.output_judged:
+        same = Text("within the program's own run-to-run spread", style="yellow")
+    elif c.output_within_tolerance:
         same = Text(f"within tolerance (rel {c.output_tolerance:g}, last digit ±1)", style="yellow")
     else:
         same = Text("yes" if c.stdout_identical else "NO", style="green" if c.stdout_identical else "bold red")
@@ -171,6 +175,18 @@ def _print_rounds(console: Console, report: FixReport) -> None:
         console.print(f"final set ({len(kept)} patch(es), what --apply writes): {', '.join(p.id for p in kept)}")
     else:
         console.print("final set: empty (no patch verified and paid)", style="yellow")
+
+
+def _print_output_baseline(console: Console, output) -> None:
+    """How outputs are judged (what varied by itself) and whether compiled results equal eager's."""
+    console.print(f"output: {output.words}", style="dim")
+    parity = output.parity
+    if parity.differs:
+        console.print(f"error: compiled results differ from eager (TORCH_COMPILE_DISABLE=1): "
+                      f"{parity.first_difference or parity.detail}", style="bold red")
+        console.print(f"  {parity.detail}", style="red")
+    else:
+        console.print(f"eager parity: {parity.verdict}: {parity.detail}", style="dim")
 
 
 def _print_eager(console: Console, eager) -> None:

@@ -15,6 +15,7 @@ from tdiag.lean_dataclass import lean_dataclass
 
 if TYPE_CHECKING:
     from tdiag.fixing.compare import Comparison
+    from tdiag.fixing.output_noise import OutputBaseline
     from tdiag.fixing.plan import PlannedPatch
     from tdiag.fixing.round import EagerBaseline, Round, Verification
     from tdiag.fixing.safety import Refusal
@@ -54,6 +55,11 @@ class FixReport:
         return self.verification.eager if self.verification else None
 
     @property
+    def output(self) -> OutputBaseline | None:
+        """--verify: the original program's outputs (their own spread, eager parity): what every round is judged by."""
+        return self.verification.output if self.verification else None
+
+    @property
     def worse(self) -> bool:
         return any(not c.ok for c in self.comparisons)
 
@@ -76,6 +82,9 @@ class FixReport:
             "round_outcomes": [r.to_dict() for r in self.rounds],
             "stopped": self.verification.stopped if self.verification else "",
             "eager": None if self.eager is None else vars(self.eager),
+            "output": None if self.output is None else {
+                "noise": self.output.words, "parity": vars(self.output.parity),
+            },
             "kept": None if self.kept is None else [
                 {"id": p.id, "path": p.path, "codes": p.codes, "title": p.title, "patch": p.patch} for p in self.kept
             ],

@@ -15,6 +15,7 @@ from tdiag.lean_dataclass import lean_dataclass
 
 if TYPE_CHECKING:
     from tdiag.fixing.compare import Comparison
+    from tdiag.fixing.output_noise import OutputBaseline
     from tdiag.fixing.plan import PlannedPatch
 
 
@@ -60,6 +61,8 @@ class Verification:
     texts: dict[str, str] = field(default_factory=dict)  # display path -> final text (every round's kept set)
     stopped: str = ""  # why the rounds ended
     eager: EagerBaseline | None = None  # --eager: the final program with torch.compile disabled
+    # the original program's outputs: their own run-to-run spread and eager parity (output_noise.py)
+    output: OutputBaseline | None = None
 
     @property
     def comparisons(self) -> list[Comparison]:

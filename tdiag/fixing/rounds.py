@@ -34,6 +34,7 @@ from tdiag.fixing.cache_verify import cache_comparison, is_cache_fix, verify_cac
 from tdiag.fixing.compare import Comparison, Metrics, compare, judge_steps
 from tdiag.fixing.plan import PlannedPatch, by_file, is_step_time, merged_text, plan_patches
 from tdiag.fixing.progress import Progress
+from tdiag.fixing.output_noise import OutputBaseline, measure_baseline
 from tdiag.fixing.recorded import RecordedRun
 from tdiag.fixing.riders import riders
 from tdiag.fixing.round import EagerBaseline, Round, Verification
@@ -41,6 +42,7 @@ from tdiag.fixing.verify import RunResult, Scratch
 from tdiag.lean_dataclass import lean_dataclass
 
 Runs = list[tuple[Analysis, RunResult]]
+BASELINE_RUNS = 2  # the unchanged program runs twice: its output's own run-to-run spread needs two (output_noise.py)
 
 
 @lean_dataclass
@@ -114,18 +116,28 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
     # something later needs it.
     baseline_first = not is_cache_fix(first)
     # runs known to come: the baseline's first, round 1's first (and alone with --each), the eager side
-    progress.expect(baseline_first + bool(first) + (len(first) if options.each and len(first) > 1 else 0)
+    progress.expect(bool(first) + (len(first) if options.each and len(first) > 1 else 0)
                     + options.repeat * options.eager)
 
+    outputs: list[OutputBaseline] = []  # the original program's outputs, measured with its first baseline
+
     def baseline() -> Runs:
-        progress.expect(1)
-        return measure("before", {}, count=1)
+        progress.expect(BASELINE_RUNS)
+        runs = measure("before", {}, count=BASELINE_RUNS)
+        outputs.append(_output_baseline(runs, measure, options, progress))
+        result.output = outputs[0]
+        return runs
 
     try:
-        state = _State(measure("before", {}, count=1) if baseline_first else None, {}, dict(run.sources), baseline)
+        state = _State(baseline() if baseline_first else None, {}, dict(run.sources), baseline)
     except OutOfBudget as out:
         result.stopped = f"{out}: nothing verified"
         return result
+
+    def original_output() -> OutputBaseline | None:
+        """Every round's output is judged against the original program's, never the last kept round's: drift
+        across rounds does not add up."""
+        return outputs[0] if outputs else None
     tried: set[tuple[str, ...]] = set()
     for number in range(1, options.max_rounds + 1):
         if number == 1 or first is not None:
@@ -144,7 +156,7 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
         this = Round(number, patches)
         result.rounds.append(this)
         try:
-            runs = _round(this, state, measure, warm, in_turn, options, progress)
+            runs = _round(this, state, measure, warm, in_turn, options, progress, original_output)
         except OutOfBudget as out:
             this.kept, this.why = [], f"not finished: {out}"
             result.stopped = str(out)
@@ -175,6 +187,24 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
     return result
 
 
+def _output_baseline(runs: Runs, measure, options, progress: Progress) -> OutputBaseline:
+    """The unchanged program's outputs: its compiled runs, and one run with torch.compile disabled (eager parity),
+    unless ``--no-parity``. The eager run's cost is said before it is spent."""
+    compiled = [r.stdout for _, r in runs]
+    exit_code = runs[0][1].exit_code
+    if not options.parity:
+        return measure_baseline(compiled, [], exit_code, None, "not asked (--no-parity)")
+    seconds = max(r.wall_s for _, r in runs)
+    progress.doing(f"running the unchanged program once with TORCH_COMPILE_DISABLE=1 to compare its results with "
+                   f"eager (about {seconds:.0f} s, as long as a compiled run at most; --no-parity skips it)")
+    progress.expect(1)
+    try:
+        eager = measure("eager-parity", {}, {"TORCH_COMPILE_DISABLE": "1"}, count=1)
+    except OutOfBudget as out:
+        return measure_baseline(compiled, [], exit_code, None, f"not measured: {out}")
+    return measure_baseline(compiled, [r.stdout for _, r in eager], exit_code, eager[0][1].exit_code)
+
+
 def eager_baseline(compiled: Runs, eager: Runs) -> EagerBaseline:
     """How the final compiled step compares with the same program run eagerly; when slower, where its time goes."""
     c, e = Metrics.of_runs(compiled), Metrics.of_runs(eager)
@@ -190,7 +220,8 @@ def eager_baseline(compiled: Runs, eager: Runs) -> EagerBaseline:
     return EagerBaseline(e.step_times_s, c.step_times_s, 0, verdict, how)
 
 
-def _round(this: Round, state: _State, measure, warm, in_turn, options, progress: Progress) -> Runs | None:
+def _round(this: Round, state: _State, measure, warm, in_turn, options, progress: Progress,
+           original_output: Callable[[], OutputBaseline | None] = lambda: None) -> Runs | None:
     """Verify one round: fill its attempts, its kept set and why; the kept set's runs, or None when none paid.
     A set of cache fixes only (CCH) is measured on warm runs against a fresh cache per side (``warm``). A set that
     only the step time decides, on a close call, takes ``repeat`` more runs a side in turn (``in_turn``) and is judged
@@ -209,7 +240,7 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
             ids = [p.id for p in group]
             runs = measure(f"round{number}-{label}", _with(state, group), count=1)
             c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
-                        decisive=True)
+                        decisive=True, output=original_output())
             decided = _decided_by_first_run(c, adds_graphs, options.repeat)
             if decided is not None:
                 c.timing = decided or c.timing
@@ -221,7 +252,8 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
                                                    (f"round{number}-{label}-more", _with(state, group), more)])
                 state.runs.extend(more_before)  # the baseline keeps them: later sets are judged on them too
                 runs = runs + more_after
-                c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs)
+                c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
+                            output=original_output())
             if c.close_call:
                 more = options.repeat
                 progress.expect(2 * more)
@@ -230,7 +262,8 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
                                                    (f"round{number}-{label}-close", _with(state, group), more)])
                 state.runs.extend(more_before)
                 runs = runs + more_after
-                c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs)
+                c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
+                            output=original_output())
                 c.remeasured = more
         c.round = number
         this.attempts.append(c)

@@ -1,0 +1,83 @@
+"""Same output, measured (issue 63): a patched run's output is judged within the unchanged program's own run-to-run
+spread, never by a fixed rule, and every round against the original program's runs.
+
+The oracles are the programs run plainly, without tdiag: their own stdouts over unchanged runs say what varies by
+itself, and a plain run of the patched text says what the patch changed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tdiag.fixing.output_noise import measure_baseline
+from tdiag.fixing.stdout_match import match
+
+from ._project import make_project
+
+NOISE_PROGRAMS = Path(__file__).parent / "noise_programs"
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="the fix loop's git checks need git")
+
+
+def _plain(folder: Path, program: str, env: dict[str, str], **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, program], cwd=folder, env={**env, **extra}, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_a_loss_moved_by_1e4_is_refused_where_the_baseline_never_varies(tmp_path, session_env):
+    """The issue's case: the fixed rule let loss 1.1065 -> 1.1066 pass. On a program whose two unchanged runs and
+    eager run print the same bytes, a result moved by 1e-4 is a change."""
+    shutil.copy(NOISE_PROGRAMS / "steady_loss.py", tmp_path)
+    runs = [_plain(tmp_path, "steady_loss.py", session_env) for _ in range(2)]
+    eager = _plain(tmp_path, "steady_loss.py", session_env, TORCH_COMPILE_DISABLE="1")
+    assert runs[0].returncode == 0 and runs[0].stdout == runs[1].stdout == eager.stdout, runs[0].stderr[-2000:]
+    moved = _plain(tmp_path, "steady_loss.py", session_env, LOSS_SHIFT="1e-4")
+    assert moved.stdout != runs[0].stdout
+
+    baseline = measure_baseline([r.stdout for r in runs], [eager.stdout], 0, eager.returncode)
+    assert baseline.parity.verdict == "same as eager"
+    assert "identical over 3 unchanged runs" in baseline.words
+    verdict, _ = baseline.judge(moved.stdout)
+    assert not verdict.same and verdict.first_difference.startswith("line 1: loss")
+    assert baseline.judge(runs[1].stdout)[0].same
+    # the fixed rule it replaces let this through (one unit of the last digit, 1e-3 relatively)
+    assert match(runs[0].stdout, moved.stdout).same
+
+
+def test_a_run_within_the_programs_own_spread_is_the_same_output(tmp_path, session_env):
+    """noisy_metric.py prints an accuracy that varies from run to run by itself (its third run differs from its first
+    two). Judged within the band of the first two and eager, the third is the same output; the fixed rule refused it."""
+    shutil.copy(NOISE_PROGRAMS / "noisy_metric.py", tmp_path)
+    runs = [_plain(tmp_path, "noisy_metric.py", session_env) for _ in range(3)]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr[-2000:]
+    assert len({r.stdout for r in runs}) == 3  # each run prints its own accuracies
+    (tmp_path / "runs.log").unlink()
+    eager = _plain(tmp_path, "noisy_metric.py", session_env, TORCH_COMPILE_DISABLE="1")
+    baseline = measure_baseline([runs[0].stdout, runs[1].stdout], [eager.stdout], 0, eager.returncode)
+    assert baseline.parity.verdict == "same as eager", baseline.parity
+    assert "vary run to run by themselves" in baseline.words and "acc" in baseline.words
+    assert baseline.judge(runs[2].stdout)[0].same
+    assert not match(runs[0].stdout, runs[2].stdout).same
+    # a real change beyond the spread is still refused
+    shifted = runs[2].stdout.replace("acc 0.", "acc 1.")
+    assert not baseline.judge(shifted)[0].same
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("git") is None, reason="the fix loop's git checks need git")
+def test_fix_verify_keeps_a_patch_on_a_program_whose_output_varies_by_itself(tmp_path, session_env):
+    """End to end: the baseline runs twice and once eagerly; the report says what varied and that compiled equals
+    eager, and the print patch is kept (the fixed rule refused this program's own runs as 'output changed')."""
+    project = make_project(tmp_path, NOISE_PROGRAMS / "noisy_metric.py", session_env)
+    rc, data = project.fix_json("--verify")
+    assert rc == 0, data
+    assert "vary run to run by themselves" in data["output"]["noise"], data["output"]
+    assert data["output"]["parity"]["verdict"] == "same as eager"
+    kept = [p["id"] for p in data["kept"]]
+    assert kept and all(i.startswith("BRK004@") for i in kept), data["round_outcomes"]
+    first = data["verification"][0]
+    assert first["before"]["runs"] >= 2 and first["output_judged"]
