@@ -14,7 +14,8 @@ lint's and a record without such findings pays nothing.
 
 from __future__ import annotations
 
-from tdiag.analyzer.model import Analysis, Finding
+from tdiag.analyzer.guard_words import user_names
+from tdiag.analyzer.model import Analysis, Finding, Suggestion
 from tdiag.analyzer.ranking import drop_contradictions, rank_key
 
 # Suggesters (Rule.suggester) that word the finding's one-line fix from the user's source (Suggestion.fix).
@@ -42,7 +43,31 @@ def finish(analysis: Analysis, patches: bool = True) -> None:
             from tdiag.analyzer.faults import record_fault
 
             record_fault(analysis, "analysis", "the suggestions", exc)
+    for f in findings:
+        in_user_names(f)
     findings.sort(key=rank_key)
+
+
+def in_user_names(f: Finding) -> None:
+    """The boundary every output's words pass: a rule's message, a fix and a suggestion's words are built in many
+    places from torch's text (a guard, torch's hint quoted as torch's), so Dynamo's own names are put as the user
+    holds them, or said in words, here once (guard_words.user_names) rather than trusted to each template (the
+    rules word a nameless object with its frame where they know it). A patch is code against the user's file and is
+    left as it is."""
+    f.message = user_names(f.message)
+    f.fix = user_names(f.fix)
+    if f.suggestion is not None:
+        _suggestion_in_user_names(f.suggestion)
+
+
+def _suggestion_in_user_names(s: Suggestion) -> None:
+    s.title = user_names(s.title)
+    s.why = user_names(s.why)
+    s.patch_note = user_names(s.patch_note) if s.patch_note else s.patch_note
+    s.fix = user_names(s.fix) if s.fix else s.fix
+    s.alternatives = [user_names(a) for a in s.alternatives]
+    for candidate in s.candidates:
+        _suggestion_in_user_names(candidate)
 
 
 def fix_from_suggestion(f: Finding) -> bool:

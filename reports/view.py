@@ -11,7 +11,7 @@ from dataclasses import field
 from typing import Any
 
 from tdiag.analyzer.evidence import BreakEvidence, CrashEvidence, Evidence, RecompileEvidence
-from tdiag.analyzer.guard_words import user_words
+from tdiag.analyzer.guard_words import user_names, user_words
 from tdiag.analyzer.model import Finding, Frame, GraphKey, Suggestion
 from tdiag.analyzer.rules import FAMILIES
 from tdiag.reports.cost_format import cost_label
@@ -76,9 +76,10 @@ def finding_view(finding: Finding, sources: dict[str, str]) -> FindingView:
         site=site_label(finding.path, finding.line, finding.column),
         library_site=f"{lib.path}:{lib.line} ({lib.function})" if lib else "",
         library_label="Broke inside" if finding.family == "BRK" else "Library location",
-        reason=_text(brk.reason),
-        explanation=_text(brk.explanation) or (ev.torch_message if isinstance(ev, CrashEvidence) else ""),
-        hints=[_text(h) for h in brk.hints if h],
+        # torch's own words, quoted as torch's: still without Dynamo's internal names (guard_words.user_names)
+        reason=user_names(_text(brk.reason)),
+        explanation=user_names(_text(brk.explanation) or (ev.torch_message if isinstance(ev, CrashEvidence) else "")),
+        hints=[user_names(_text(h)) for h in brk.hints if h],
         guard=user_words(_text(rcp.guard)),  # torch's text, Dynamo's own names put as the user wrote them
         expected=_text(rcp.expected),
         actual=_text(rcp.actual),

@@ -8,7 +8,7 @@ import re
 from collections import defaultdict
 
 from tdiag.analyzer.evidence import RecompileEvidence
-from tdiag.analyzer.guard_words import is_string_value, user_words
+from tdiag.analyzer.guard_words import is_string_value, user_names, user_words
 from tdiag.analyzer.library_state import library_state
 from tdiag.analyzer.model import Finding, Frame, GuardFailure, Recompile, Site
 from tdiag.analyzer.paths import is_library_display
@@ -123,7 +123,7 @@ def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
         "frame": frame_label(r),
         "subject": _module_attribute(f) or subject_name(f),
         "kind": f.kind if f else "guard",
-        "guard": user_words(f.text) if f else "unknown guard",
+        "guard": user_words(f.text, _qualname(r)) if f else "unknown guard",
         "dim": f" dim {f.dim}" if f and f.dim is not None else "",
         "dim_index": f.dim if f and f.dim is not None else 0,
         "values": f" (expected {f.expected}, got {f.actual})" if f and f.expected and f.actual else "",
@@ -201,10 +201,12 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
         text = message(first, failure)
         if failure is not None and failure.hidden:  # torch logged another guard of this recompile first
             now = f"is {failure.actual}" if failure.actual in ("None", "not None") else f"== {failure.actual}"
-            text += f" (failed behind the guard torch logged: the new compile guards {user_words(failure.subject)} {now})"
+            text += (f" (failed behind the guard torch logged: the new compile guards "
+                     f"{user_words(failure.subject, _qualname(first))} {now})")
         if len(causes) > 1:
             text += "; also: " + "; ".join(
-                f"{frame_label(c[0])} ({user_words(primary_failure(c[0]).text) if c[0].failures else 'unknown guard'})"
+                f"{frame_label(c[0])} "
+                f"({user_words(primary_failure(c[0]).text, _qualname(c[0][0])) if c[0].failures else 'unknown guard'})"
                 + (f" x{len(c)}" if len(c) > 1 else "")
                 for _, c in causes[1:]
             )
@@ -300,7 +302,10 @@ def subject_name(failure: GuardFailure | None) -> str:
     s = re.sub(r"(?<=\()[LG]\['(\w+)'\](?=[.\[)])", r"\1", s)  # len(G['timings']) -> len(timings)
     s = re.sub(r"^L\['self'\]\.|^self\.", "", s)
     s = re.sub(r"^(?:L\['kwargs'\]|kwargs)\['([^']+)'\]$", r"\1", s)  # a keyword argument: input_ids=...
-    for prefix in ("L['", "G['"):
-        if s.startswith(prefix) and s.endswith("']"):
-            return s[len(prefix) : -2]
-    return s
+    return user_names(s)  # any name left that only Dynamo holds, in words (guard_words.py)
+
+
+def _qualname(r: Recompile) -> str | None:
+    """The compiled function's qualified name where torch logged one (``SGD.step``), for words about an object
+    only Dynamo names (guard_words.user_words's ``frame``)."""
+    return r.code_name if r.code_name and not r.code_name.startswith("torch_dynamo_resume") else None

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 
 from tdiag.analyzer.evidence import RecompileLimitEvidence, evidence_as
-from tdiag.analyzer.guard_words import is_string_value, user_words
+from tdiag.analyzer.guard_words import held_by_user, is_string_value, user_words
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.helpers.context import SuggestionContext
 
@@ -39,7 +39,9 @@ def _fix(frame: str, failures: list[str], cause: str) -> str:
     split = [re.split(r" == ", user_words(f), maxsplit=1) for f in failures if " == " in f]
     sides = {left for left, _ in split}
     if len(sides) != 1 or len(split) != len(failures):
-        return f"fix what recompiles {frame}, not the limit: `{cause}` failed (its RCP finding names the change)"
+        # a guard on a value only Dynamo holds is said in words, not quoted as code the user could write
+        said = f"`{cause}`" if held_by_user(Counter(failures).most_common(1)[0][0]) else cause
+        return f"fix what recompiles {frame}, not the limit: {said} failed (its RCP finding names the change)"
     subject = sides.pop()
     if all(is_string_value(right) for _, right in split):
         return (f"`{subject}` took a new string value on every call, one graph per value by nature: with few known "

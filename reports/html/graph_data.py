@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.kernel_modules import module_label
 from tdiag.analyzer.model import CompiledGraph, Guard, Kernel
 
@@ -24,8 +25,8 @@ def _guards(graph: CompiledGraph, s: StringTable) -> list[list[Any]]:
 
 
 def _guard(g: Guard, s: StringTable) -> list[Any]:
-    # [kind, text, path, line, source]
-    return [s(g.kind), s(g.text), s(g.path), g.line, s(g.source)]
+    # [kind, text, path, line, source]; the text as the user's code names it (a reader opens it as the user)
+    return [s(g.kind), s(user_words(g.text)), s(g.path), g.line, s(g.source)]
 
 
 def _groups(gv: Any, code: dict[str, str], s: StringTable) -> list[list[Any]]:

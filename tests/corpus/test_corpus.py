@@ -68,3 +68,8 @@ def test_findings_match_the_expert(program, corpus_env, tmp_path):
     from outputs_agree import disagreements
 
     assert not disagreements(tmp_path / "run")  # every output finishes each finding alike (issue 34)
+    from internal_names import internal_names
+    from tdiag.analyzer import build
+
+    # no output shows a name only Dynamo holds (issue 62)
+    assert internal_names(analysis, tmp_path / "run", build(tmp_path / "run", suggestions=False)) == []

@@ -124,6 +124,16 @@ def test_torchs_deliberate_breaks_are_info_by_design_and_counts_are_torchs(runs,
     assert analysis.summary.graph_breaks == torch["graph_breaks"], name  # by-design breaks still count
 
 
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_no_output_shows_a_name_only_dynamo_holds(runs, name):
+    """issue 62: every output format (tests/internal_names.py) of the module's real run; the runs are quiet (-q),
+    so the summary is rendered from the Analysis as `tdiag run` renders it."""
+    from internal_names import internal_names
+
+    root, _, analysis = runs[name]
+    assert internal_names(analysis, root / "rec") == []
+
+
 # the user's line that enters a step defined in a library: the framework call, or the call in the user's loop
 STEP_ENTERED_AT = {"hf_trainer.py": 31, "peft_lora.py": 17, "hf_generate.py": 13, "accelerate_prepare.py": 16}
 

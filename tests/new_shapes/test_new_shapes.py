@@ -72,6 +72,16 @@ def test_every_finding_is_on_the_users_line(runs, name):
     assert all(f.path == name for f in analysis.findings), [(f.code, f.path, f.line) for f in analysis.findings]
 
 
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_no_output_shows_a_name_only_dynamo_holds(runs, name):
+    """issue 62: every output format (tests/internal_names.py) of the module's real run; the runs are quiet (-q),
+    so the summary is rendered from the Analysis as `tdiag run` renders it."""
+    from internal_names import internal_names
+
+    _, analysis, _ = runs[name]
+    assert internal_names(analysis) == []
+
+
 def test_strict_figures_meet_the_issues_goals(runs, capsys):
     scores = [score(name, analysis, SHAPES[name]) for name, (_, analysis, _) in sorted(runs.items())]
     with capsys.disabled():

@@ -66,6 +66,16 @@ def runs(tmp_path_factory, session_env):
     return _Runs(make)
 
 
+@pytest.mark.parametrize("name", sorted(p.name for p in PROGRAMS.glob("*.py")))
+def test_no_output_shows_a_name_only_dynamo_holds(runs, name):
+    """issue 62: every output format (tests/internal_names.py) of the module's real run of each program; the runs
+    are quiet (-q), so the summary is rendered from the Analysis as `tdiag run` renders it."""
+    from internal_names import internal_names
+
+    analysis, _, _, root = runs[name]
+    assert internal_names(analysis, root / "rec") == []
+
+
 def _words(finding) -> str:
     return f"{finding.message} {finding.fix}"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 from tdiag.analyzer.events import CodeUnavailable
+from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.model import Analysis, CompiledGraph, GraphKey
 from tdiag.tui.format import seconds, site_label
 from tdiag.tui.messages import ShowGraph
@@ -116,7 +117,7 @@ def graph_summary(analysis: Analysis, graph: CompiledGraph) -> RenderableType:
     parts.append(Text(f"\nGuards ({len(graph.guards) or graph.guard_count})", style="bold underline"))
     for guard in graph.guards[:GUARDS_SHOWN]:
         # a kind longer than the column (DIMENSION_DYNAMIC_MARKING_GUARD) still keeps a space before the text
-        parts.append(Text.assemble((f"{guard.kind:<14}", "cyan"), " ", guard.text))
+        parts.append(Text.assemble((f"{guard.kind:<14}", "cyan"), " ", user_words(guard.text)))
     if len(graph.guards) > GUARDS_SHOWN:
         parts.append(Text(f"… {len(graph.guards) - GUARDS_SHOWN} more", style="dim"))
     fx = analysis.code.get(graph.graph_code_ref or "")

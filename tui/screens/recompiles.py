@@ -118,5 +118,5 @@ def variant_chain(analysis: Analysis, frame: FrameInfo) -> RenderableType:
                                   + (f": {failure.source}" if failure.source else ""), style="dim"))
     if frame.automatic_dynamic:
         parts.append(Text("\nAutomatic dynamic shapes", style="bold underline"))
-        parts += [Text(f"  {decision}") for decision in frame.automatic_dynamic]
+        parts += [Text(f"  {user_words(decision)}") for decision in frame.automatic_dynamic]
     return Group(*parts)
