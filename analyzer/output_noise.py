@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import field
 
-from tdiag.fixing.stdout_match import _NUMBER, DEFAULT_TOLERANCE, _close, _last_digit_unit, _names, _without_progress
+from tdiag.analyzer.stdout_match import _NUMBER, DEFAULT_TOLERANCE, _close, _last_digit_unit, _names, _without_progress
 from tdiag.lean_dataclass import lean_dataclass
 
 # A band is widened by twice its own spread on each side: a third run lands outside the range of two more often than
@@ -228,7 +228,7 @@ class OutputBaseline:
         if stdout in self.compiled_stdouts:
             return Judgement(True), "identical to an unchanged run"
         if isinstance(self.band, str):
-            from tdiag.fixing.stdout_match import match
+            from tdiag.analyzer.stdout_match import match
 
             m = match(self.first, stdout, tolerance or DEFAULT_TOLERANCE)
             return Judgement(m.same, m.number_differences), noise_words(self.band)
@@ -247,7 +247,7 @@ def measure_baseline(compiled: list[str], eager: list[str], compiled_exit: int, 
     empty: ``not_measured`` says why)."""
     band = band_of(compiled)
     eager_band = band_of(eager) if eager else None
-    parity = eager_parity(band, compiled[0], eager, compiled_exit, eager_exit, not_measured)
+    parity = eager_parity(compiled, eager, compiled_exit, eager_exit, not_measured)
     if parity.verdict == "same as eager" and eager:
         joined = band_of(compiled + eager)
         if isinstance(joined, Band):
@@ -255,23 +255,26 @@ def measure_baseline(compiled: list[str], eager: list[str], compiled_exit: int, 
     return OutputBaseline(compiled[0], band, eager_band, parity, list(compiled))
 
 
-def eager_parity(band: Band | str, compiled: str, eager: list[str], compiled_exit: int, eager_exit: int | None,
+def eager_parity(compiled: list[str], eager: list[str], compiled_exit: int | None, eager_exit: int | None,
                  not_measured: str | None = None) -> EagerParity:
-    """``compiled``: the first compiled run's stdout, quoted at the first line that differs."""
-    if not eager:
+    """Compiled results against eager's: the side with more runs makes the band (its own spread), each run of the
+    other side is judged against it as evidence of a difference (NumberBand.admits's "differs")."""
+    if not eager or not compiled:
         return EagerParity("not measured", not_measured or "the program was not run with torch.compile disabled")
     n = len(eager)
     if eager_exit != compiled_exit:
         return EagerParity("not measured", f"the program exits {eager_exit} with torch.compile disabled (compiled: "
                            f"{compiled_exit}), e.g. fullgraph=True refuses to run disabled", eager_runs=n)
+    reference, others = (eager, compiled) if len(eager) > len(compiled) else (compiled, eager)
+    band = band_of(reference)
     if isinstance(band, str):
-        return EagerParity("not measured", f"{band}: no band to compare eager's output with", eager_runs=n)
-    for stdout in eager:
+        return EagerParity("not measured", f"{band}: no band to compare with", eager_runs=n)
+    for stdout in others:
         verdict = judge(band, stdout, PARITY_TOLERANCE, evidence="differs")
         if not verdict.same:
             return EagerParity("differs from eager", "compiled results differ from eager beyond the program's own "
                                "run-to-run spread: " + "; ".join(verdict.differences[:4]),
-                               _first_line_apart(compiled, stdout), n)
+                               _first_line_apart(compiled[0], eager[0]), n)
     return EagerParity("same as eager", f"the output with torch.compile disabled ({n} run(s)) is within the "
                        f"compiled runs' own spread", eager_runs=n)
 

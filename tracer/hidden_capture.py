@@ -43,6 +43,8 @@ PASS_THROUGH = {
     ("tdiag.compiler.aot_node_stacks", "post_compile"),
     ("tdiag.compiler.aot_node_stacks", "attach"),
     ("tdiag.tracer.crash", "_hook"),
+    ("tdiag.tracer.hook_watch", "register"),
+    ("tdiag.tracer.torch_warnings", "_showwarnmsg"),
     ("tdiag.compiler.backend", "tdiag_backend"),
     ("tdiag.compiler.backend", "config_patches"),
 }

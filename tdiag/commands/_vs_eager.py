@@ -3,7 +3,8 @@
 The eager run is ``tdiag run`` itself in a subprocess, with ``TORCH_COMPILE_DISABLE=1`` and the same runtime window
 (the compiled callables still enter tdiag's wrapper, so the window measures their eager steps), from the working
 directory and environment the program started with. Its stdout and stderr are discarded and its exit status never
-becomes ``tdiag run``'s: the user's run is the one that counts. What each eager run measured (its exit code, its
+becomes ``tdiag run``'s: the user's run is the one that counts. Its stdout is kept in the event, to compare the
+program's results with eager (analyzer/eager_parity.py), never shown. What each eager run measured (its exit code, its
 window's per-step times) goes into the user's record as one ``eager_baseline`` event; the eager run's own record stays
 beside it (``RUN_DIR/eager``) for a closer look. analyzer/eager_compare.py compares the two.
 """
@@ -22,6 +23,7 @@ from tdiag.record import RecordWriter, open_record
 # The eager run gets at least this long, and this many times the compiled run's duration (a compiled run holds
 # its compile time, an eager one does not, so an eager run that takes much longer is a hang or another program).
 MIN_TIMEOUT_S = 120.0
+STDOUT_LIMIT = 1_000_000
 TIMEOUT_FACTOR = 4.0
 
 
@@ -33,7 +35,7 @@ def measure_eager(target, args, run_dir: Path, writer: RecordWriter, start: dict
     timeout = max(MIN_TIMEOUT_S, TIMEOUT_FACTOR * elapsed_s)
     if not args.quiet:
         print(f"tdiag: running the program again with TORCH_COMPILE_DISABLE=1 to compare with eager "
-              f"({args.vs_eager_runs} run(s); its output is discarded)", file=sys.stderr)
+              f"({args.vs_eager_runs} run(s), about as long as the compiled run; its output is compared, not shown)", file=sys.stderr)
     from tdiag.reports.progress import progress
 
     total = args.vs_eager_runs
@@ -70,13 +72,15 @@ def _one(target, args, record_dir: Path, start: dict[str, Any], timeout: float) 
     command += [target.name, *target.args]
     env = {**start["env"], **ENV}
     try:
-        proc = subprocess.run(command, cwd=start["cwd"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=timeout)
+        proc = subprocess.run(command, cwd=start["cwd"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, timeout=timeout, text=True, errors="replace")
     except subprocess.TimeoutExpired:
         return {"status": "not_measured", "record": record_dir.name,
                 "reason": f"the eager run did not finish within {timeout:.0f} s"}
     code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode  # killed by a signal, as a shell says
-    run: dict[str, Any] = {"exit_code": code, "record": record_dir.name}
+    # what it printed: compared with the compiled run's output (analyzer/eager_parity.py), never shown as the program's
+    run: dict[str, Any] = {"exit_code": code, "record": record_dir.name,
+                           "stdout": proc.stdout[:STDOUT_LIMIT], "stdout_truncated": len(proc.stdout) > STDOUT_LIMIT}
     window = _window(record_dir)
     if window is None:
         run.update(status="not_measured", reason=f"the eager run (exit {code}) left no runtime window in its record")

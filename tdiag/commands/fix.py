@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from tdiag.errors import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, TdiagError
-from tdiag.fixing.stdout_match import DEFAULT_TOLERANCE
+from tdiag.analyzer.stdout_match import DEFAULT_TOLERANCE
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a program ended by Ctrl-C
 

@@ -50,7 +50,8 @@ class RunCommand:
             "--vs-eager",
             action="store_true",
             help="after the program ends, run it again with TORCH_COMPILE_DISABLE=1 under the same runtime window "
-            "(its stdout and stderr discarded, its exit status ignored) and compare the measured step with eager",
+            "(its output compared with the compiled run's, not shown; its exit status ignored) and compare the "
+            "measured step and the printed results with eager",
         )
         parser.add_argument("--vs-eager-runs", type=int, metavar="N",
                             help="eager runs for --vs-eager, implying it (default 1; more rule out a slow moment of "
@@ -109,8 +110,17 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
         writer, root, listener=status.on_progress if status else None, deep=args.deep, profile=getattr(args, "profile", None)
     )
     previous_term = _record_on_sigterm(writer, started)
+    from tdiag.tracer import stdout_copy
+
+    copy = stdout_copy.install() if start is not None else None  # --vs-eager compares what the program printed
+    restore_hooks = _watch_hooks(writer, root)
     with session:
         outcome = runner.run(target, on_exception=session.crashed)
+    if restore_hooks is not None:
+        restore_hooks()
+    if copy is not None:
+        stdout_copy.remove(copy)
+        writer.write({"type": "program_stdout", "text": copy.text, "truncated": copy.truncated})
     if status is not None:
         status.stop()
     signal.signal(signal.SIGTERM, previous_term)
@@ -204,6 +214,24 @@ def _record_on_sigterm(writer: RecordWriter, started: float):
 
     os.register_at_fork(after_in_child=in_child)
     return previous
+
+
+def _watch_hooks(writer: RecordWriter, root: Path):
+    """Record the module hooks registered after torch compiled code (tracer/hook_watch.py); None where it could not
+    be installed (the record says so)."""
+    from tdiag.tracer import hook_watch
+
+    prefix = str(root).rstrip("/") + "/"
+
+    def user_path(path: str) -> str | None:
+        mine = path.startswith(prefix) and "site-packages" not in path and ".venv" not in path
+        return path[len(prefix):] if mine else None
+
+    try:
+        return hook_watch.install(writer.write, user_path)
+    except Exception as exc:  # the program runs as it would; the record says what was not seen
+        writer.write({"type": "capture_gap", "what": "module_hook", "reason": f"{type(exc).__name__}: {exc}"})
+        return None
 
 
 def _check_vs_eager(args) -> None:

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from tdiag.analyzer.model import Analysis
 from tdiag.analyzer.verdict import JUDGED_COUNTS, count_changes, judge_times
-from tdiag.fixing.stdout_match import DEFAULT_TOLERANCE, match
+from tdiag.analyzer.stdout_match import DEFAULT_TOLERANCE, match
 from tdiag.fixing.verify import RunResult
 from tdiag.lean_dataclass import lean_dataclass
 
 if TYPE_CHECKING:
     from tdiag.fixing.cache_verify import CacheFixVerification
-    from tdiag.fixing.output_noise import OutputBaseline
+    from tdiag.analyzer.output_noise import OutputBaseline
 
 # the counts a patch that compiles more code by design grows (its own graphs, torch's break before them)
 BY_DESIGN_COUNTS = ("graphs", "graph_breaks")

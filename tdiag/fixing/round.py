@@ -15,7 +15,7 @@ from tdiag.lean_dataclass import lean_dataclass
 
 if TYPE_CHECKING:
     from tdiag.fixing.compare import Comparison
-    from tdiag.fixing.output_noise import OutputBaseline
+    from tdiag.analyzer.output_noise import OutputBaseline
     from tdiag.fixing.plan import PlannedPatch
 
 

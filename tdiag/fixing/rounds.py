@@ -34,7 +34,7 @@ from tdiag.fixing.cache_verify import cache_comparison, is_cache_fix, verify_cac
 from tdiag.fixing.compare import Comparison, Metrics, compare, judge_steps
 from tdiag.fixing.plan import PlannedPatch, by_file, is_step_time, merged_text, plan_patches
 from tdiag.fixing.progress import Progress
-from tdiag.fixing.output_noise import OutputBaseline, measure_baseline
+from tdiag.analyzer.output_noise import OutputBaseline, measure_baseline
 from tdiag.fixing.recorded import RecordedRun
 from tdiag.fixing.riders import riders
 from tdiag.fixing.round import EagerBaseline, Round, Verification

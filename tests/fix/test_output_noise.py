@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tdiag.fixing.output_noise import measure_baseline
-from tdiag.fixing.stdout_match import match
+from tdiag.analyzer.output_noise import measure_baseline
+from tdiag.analyzer.stdout_match import match
 
 from ._project import make_project
 

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from tdiag.fixing.compare import Metrics, judge_steps
-from tdiag.fixing.stdout_match import match
+from tdiag.analyzer.stdout_match import match
 
 from ._project import PROGRAMS, make_project
 

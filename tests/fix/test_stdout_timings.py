@@ -2,7 +2,7 @@
 or carrying a unit of time is not compared, a progress bar is left out, and the rest is compared as before. The
 lines are the shapes transformers' Trainer, tqdm and hand-written loops print."""
 
-from tdiag.fixing.stdout_match import is_timing_name, match
+from tdiag.analyzer.stdout_match import is_timing_name, match
 
 TRAINER = ("{'loss': '2.4725', 'grad_norm': '1.917', 'learning_rate': '5e-05', 'epoch': '2'}\n"
            "{'train_runtime': '25.92', 'train_samples_per_second': '4.937', 'train_steps_per_second': '0.617', "

@@ -52,11 +52,13 @@ def test_a_break_riddled_step_is_slower_than_eager_and_the_users_run_is_unchange
     proc = run_tdiag(["run", "--no-tui", "--vs-eager", "-o", str(out), str(PROGRAMS / "break_riddled_step.py"), "5"],
                      session_env)
     assert proc.returncode == 5, proc.stderr[-3000:]  # the program's own status, not the eager run's or tdiag's
-    assert proc.stdout == plain.stdout  # the eager run's output is discarded, the user's is untouched
+    assert proc.stdout == plain.stdout  # the eager run's output is compared, not shown; the user's is untouched
     assert proc.stderr.count("to stderr") == 1 and proc.stderr.count("median step us") == 1
 
     analysis = build(out)
     assert analysis.summary.graph_breaks == 20  # the program's 20 graph_break() calls, as torch counts them
+    # breaks, and results equal to eager's (the plain runs above print the same): never "differs from eager"
+    assert not [f for f in analysis.findings if f.code.startswith("EGR")]
     vs = analysis.summary.vs_eager
     assert vs.status == "measured" and vs.verdict == "slower", (vs.line, vs.detail)
     assert vs.eager_exit_codes == [5] and vs.eager_runs == 1 and (out / "eager" / "events.jsonl").exists()
@@ -100,6 +102,10 @@ def test_a_step_inductor_fuses_is_not_slower_than_eager(tmp_path, session_env):
     # 16 passes over 4 MB eagerly, one fused pass compiled
     assert vs.status == "measured" and vs.verdict != "slower" and vs.speedup > 1, (vs.line, vs.detail)
     assert not [f for f in analysis.findings if f.code == "RUN003"]
+    # a clean program: Inductor's results within the printed digits of eager's, never "differs from eager"
+    eager = _plain("fused_step.py", env={**session_env, "TORCH_COMPILE_DISABLE": "1"})
+    assert eager.stdout.split()[0] == proc.stdout.split()[0] == "checksum"
+    assert not [f for f in analysis.findings if f.code.startswith("EGR")]
 
 
 def test_without_the_flag_the_summary_says_it_did_not_compare_and_no_findings(tmp_path, session_env):

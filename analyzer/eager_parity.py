@@ -1,0 +1,96 @@
+"""Compiled results against eager: what ``tdiag run --vs-eager`` printed compiled and with torch.compile disabled,
+and the causes tdiag can see when they differ.
+
+The compiled run's stdout is the ``program_stdout`` event (tracer/stdout_copy.py); each eager run's is in the
+``eager_baseline`` event (tdiag/commands/_vs_eager.py). They are compared within the program's own run-to-run
+spread (analyzer/output_noise.py). torch reports nothing when compiled code computes something else, so the causes
+come from what the capture saw:
+
+- a forward hook registered on a module after torch compiled code (``module_hook`` events, tracer/hook_watch.py):
+  Dynamo does not guard on hooks (``torch._dynamo.config.skip_nnmodule_hook_guards``), the compiled model ignores it;
+- ``try: ... except KeyError`` (or IndexError, LookupError, AttributeError) inside a compiled function: Dynamo
+  settles which branch runs when it traces and guards on no key's absence, so the graph of the ``except`` branch is
+  reused for inputs that have the key.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from tdiag.analyzer.eager_compare import _compiled_exit, events
+from tdiag.analyzer.output_noise import EagerParity, eager_parity
+from tdiag.lean_dataclass import lean_dataclass
+
+SETTLED_EXCEPTIONS = {"KeyError", "IndexError", "LookupError", "AttributeError"}
+
+
+@lean_dataclass
+class SettledExcept:
+    """A ``try`` in a compiled function whose handler catches a lookup error: its line, what it catches."""
+
+    path: str
+    line: int
+    function: str
+    catches: str
+    statement: str
+
+
+def parity(log: Any) -> EagerParity | None:
+    """None where the run was not compared with eager (no ``--vs-eager``)."""
+    found = events(log)
+    if not found:
+        return None
+    compiled = [ev for ev in getattr(log, "other", []) if ev.get("type") == "program_stdout"]
+    runs = [r for r in found[-1].get("runs") or [] if isinstance(r, dict) and isinstance(r.get("stdout"), str)]
+    if not compiled or not isinstance(compiled[-1].get("text"), str):
+        return EagerParity("not measured", "the compiled run's output was not kept")
+    if not runs:
+        return EagerParity("not measured", found[-1].get("reason") or "no eager run kept its output")
+    return eager_parity([compiled[-1]["text"]], [r["stdout"] for r in runs], _compiled_exit(log),
+                        runs[0].get("exit_code"))
+
+
+def late_hooks(log: Any) -> list[dict[str, Any]]:
+    """The module hooks registered after torch compiled code, as recorded (tracer/hook_watch.py)."""
+    return [ev for ev in getattr(log, "other", []) if ev.get("type") == "module_hook" and ev.get("path")]
+
+
+def settled_excepts(sources: dict[str, str], functions: set[tuple[str, str]]) -> list[SettledExcept]:
+    """``try``/``except KeyError`` and the like inside the compiled functions ``functions`` ((path, name) pairs) of
+    the record's source snapshots."""
+    out = []
+    for path in sorted({p for p, _ in functions}):
+        text = sources.get(path)
+        if not text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        lines = text.splitlines()
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or (path, node.name) not in functions:
+                continue
+            for inner in ast.walk(node):
+                if not isinstance(inner, ast.Try):
+                    continue
+                for handler in inner.handlers:
+                    caught = _names(handler.type) & SETTLED_EXCEPTIONS
+                    if caught:
+                        first = inner.body[0]
+                        out.append(SettledExcept(path, first.lineno, node.name, ", ".join(sorted(caught)),
+                                                 lines[first.lineno - 1].strip()))
+    return out
+
+
+def _names(node: ast.expr | None) -> set[str]:
+    if node is None:
+        return set()
+    if isinstance(node, ast.Tuple):
+        return set().union(*(_names(e) for e in node.elts))
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    return set()

@@ -1,0 +1,92 @@
+"""## What it does
+Compares what the program printed compiled with what it prints with torch.compile disabled (`tdiag run --vs-eager`
+runs it again with `TORCH_COMPILE_DISABLE=1`), within the program's own run-to-run spread, and reports results that
+differ. Where tdiag saw the cause it names it: a forward hook registered on a module after torch compiled code, or a
+`try`/`except KeyError` inside a compiled function.
+
+## Why is this bad?
+torch.compile must not change what a program computes, and torch reports nothing when it does. Dynamo does not
+guard on module hooks by default (`torch._dynamo.config.skip_nnmodule_hook_guards`): a hook added after the first
+compiled call is never called by the compiled model. Dynamo settles an `except KeyError` branch when it traces and
+guards on no key's absence: the graph of the except branch is reused for inputs that have the key.
+
+## Example
+```python
+model = torch.compile(model)
+model(x)                                   # compiled here
+model[2].register_forward_hook(steer)      # ignored by the compiled model
+
+def forward(self, batch):
+    try:
+        age = batch["user_age"]
+    except KeyError:                       # compiled once, reused when the key is there
+        age = torch.zeros(n, 1)
+```
+
+## Use instead
+Register hooks before the first compiled call (or set `torch._dynamo.config.skip_nnmodule_hook_guards = False`
+before compiling, which guards on them); test a key's presence with `if "user_age" in batch:` or
+`batch.get("user_age")`, which Dynamo guards on.
+"""
+
+from tdiag.analyzer import eager_parity
+from tdiag.analyzer.rules import Rule
+
+RULE = Rule("EGR001", "differs-from-eager", "error",
+            "The program's compiled results differ from its results with torch.compile disabled")
+HOOK_FIX = ("register the hook before the model's first compiled call, or set "
+            "torch._dynamo.config.skip_nnmodule_hook_guards = False before compiling (Dynamo then guards on hooks)")
+EXCEPT_FIX = ("test the key's presence instead of catching the error (`if \"{key}\" in {container}:`, or "
+              "`{container}.get(\"{key}\")`): Dynamo guards on a dict's keys, not on an exception it saw while tracing")
+EXCEPT_FIX_UNNAMED = ("test for the key, index or attribute before reading it (`in`, `.get(...)`, `len(...)`, "
+                      "`hasattr(...)`) instead of catching the error: Dynamo guards on those, not on an exception it "
+                      "saw while tracing")
+
+
+def check(ctx):
+    log = ctx.log
+    verdict = eager_parity.parity(log) if log is not None else None
+    if verdict is None or not verdict.differs:
+        return []
+    where = verdict.first_difference or verdict.detail
+    findings = []
+    for hook in eager_parity.late_hooks(log):
+        findings.append(RULE.finding(
+            message=f"compiled results differ from eager ({where}); {hook['kind']} on a {hook['module']} here, "
+            f"after torch had compiled {hook['compiled_frames']} frame(s): Dynamo does not guard on module hooks, "
+            "so the compiled model never calls it",
+            fix=HOOK_FIX, path=hook["path"], line=int(hook["line"]), function=hook.get("function")))
+    compiled = {(g.path, g.code_name) for g in ctx.analysis.graphs if g.status == "ok"}
+    for settled in eager_parity.settled_excepts(ctx.analysis.sources, compiled):
+        findings.append(RULE.finding(
+            message=f"compiled results differ from eager ({where}); `{settled.statement}` in a try whose except "
+            f"{settled.catches} Dynamo settled when it compiled {settled.function}: no guard checks the key, so one "
+            "branch's graph runs for every input",
+            fix=_except_fix(settled.statement), path=settled.path, line=settled.line,
+            function=settled.function))
+    if findings:
+        return findings
+    anchor = _entry(ctx)
+    if anchor is None:
+        return []
+    return [RULE.finding(
+        message=f"compiled results differ from eager: {where}; tdiag saw no cause it can name (run with "
+        "TORCH_COMPILE_DISABLE=1 and bisect the compiled functions with torch.compiler.disable)",
+        fix="find the compiled function whose result differs (disable them one at a time) and report it to torch "
+        "if the program's code is not the cause", **anchor)]
+
+
+def _except_fix(statement: str) -> str:
+    """Words naming the dict and key of ``age = batch["user_age"]``, where the statement has them."""
+    import re
+
+    m = re.search(r"([A-Za-z_][\w.]*)\s*\[\s*['\"]([^'\"]+)['\"]\s*\]", statement)
+    return EXCEPT_FIX.format(container=m.group(1), key=m.group(2)) if m else EXCEPT_FIX_UNNAMED
+
+
+def _entry(ctx):
+    """The first compiled function's first line: the finding needs a line of the user's."""
+    for g in ctx.analysis.graphs:
+        if g.path and g.line and g.path in ctx.analysis.sources:
+            return {"path": g.path, "line": g.line, "function": g.code_name}
+    return None
