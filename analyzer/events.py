@@ -230,6 +230,10 @@ EVENT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "compile_start": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,), "stack": (list,)},
     "compile_end": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
     "note": {"text": (str,)},
+    "torch_warning": {
+        "message": (str,), "category": (str,), "module": (str,), "filename": (str,), "lineno": (int,),
+        "compile_id": (str,), "traced_stack": (list,), "stack": (list,), "user_frame": (dict,),
+    },
     "eager_baseline": {"runs": (list,), "reason": (str,), "runs_asked": (int,), "env": (dict,)},
     "crash": {
         "thread": (str,), "exception": (str,), "message": (str,), "frames": (list,), "user_stack": (list,),

@@ -374,3 +374,23 @@ class CompileCacheEvidence(Evidence):
     seconds: float = 0.0  # compile seconds it cost in this run (torch's time_taken, or the graphs' compile time)
     graphs: int = 0
     ranks: dict[str, str] = field(default_factory=dict)  # multi-rank: rank -> hit/miss for the same key
+
+
+@evidence_kind
+@lean_dataclass(kw_only=True)
+class TorchWarningEvidence(Evidence):
+    """A warning torch showed (WRN*): its text, category, the torch module that issued it and where torch located it."""
+
+    kind: str = field(default="torch_warning", init=False)
+    torch_message: str = ""  # torch's warning, as shown
+    category: str = ""  # UserWarning, FutureWarning, ...
+    module: str = ""  # the torch module that issued it
+    torch_location: str | None = None  # path:line the warning names, where it is inside torch
+    entry: str | None = None  # the catalogue entry it matched (analyzer/torch_warnings.json)
+
+    def facts(self) -> list[tuple[str, str]]:
+        rows = [("torch's warning", f"{self.category}: {self.torch_message.strip()}")] if self.torch_message else []
+        if self.module:
+            where = f" at {self.torch_location}" if self.torch_location else ""
+            rows.append(("issued by", f"{self.module}{where}"))
+        return rows

@@ -55,11 +55,12 @@ STAGES: tuple[Stage, ...] = (
     Stage("distributed", "tdiag.analyzer.distributed:stage", "DDP's bucket splits", needs=("graphs",)),
     Stage("compile_cache", "tdiag.analyzer.compile_cache:stage", "the compile caches' hits, misses and bypasses",
           needs=("graphs",)),
+    Stage("torch_warnings", "tdiag.analyzer.torch_warnings:stage", "torch's warnings, each at the user's line"),
     Stage("runtime", "tdiag.analyzer.runtime:read_window", "the measured runtime window"),
     Stage("vs_eager", "tdiag.analyzer.eager_compare:stage", "the comparison with eager", needs=("runtime",)),
     # -- judgement --------------------------------------------------------------------------------------------------
     Stage("rules", "tdiag.analyzer.rules:judge", "the findings", needs=("graphs",),
-          uses=("hidden_causes", "crashes", "compile_cache", "runtime", "vs_eager"), judge=True),
+          uses=("hidden_causes", "crashes", "compile_cache", "torch_warnings", "runtime", "vs_eager"), judge=True),
     Stage("summary", "tdiag.analyzer.build:summary", "the summary's counts", needs=("graphs",), uses=("rules", "vs_eager"),
           judge=True),
     # after the rules, so that they read the window only through their context (RuleContext.measured_window)

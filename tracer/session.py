@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tdiag.tracer import break_hook, crash, import_watch, progress
+from tdiag.tracer import break_hook, crash, import_watch, progress, torch_warnings
 from tdiag.tracer.collector import TraceCollector
 from tdiag.tracer.problems import CaptureProblems
 from tdiag.tracer.sources import SourceSnapshotter, offer_event_sources
@@ -122,9 +122,21 @@ class TraceSession:
             self._undo.append(crash.ThreadCrashes(self.writer.write, tool_dirs()).install())
         except Exception as exc:
             self.failed("thread exception hook", exc)
+        self._install_warning_hook()
         # A program that never compiles never imports torch._dynamo (~1 s): its hooks wait for that import.
         self._undo.append(import_watch.after_import("torch._dynamo", self._install_dynamo_hooks, self._unwatchable))
         return self
+
+    def _install_warning_hook(self) -> None:
+        try:
+            undo = torch_warnings.install(self._on_warning, self.failed, self.sources.is_user_file)
+        except Exception as exc:
+            self.failed("torch warning hook", exc)
+            return
+        if undo is None:
+            self.missing("warnings._showwarnmsg (Python)", "torch's warnings are not recorded: none becomes a finding")
+        else:
+            self._undo.append(undo)
 
     def _install_dynamo_hooks(self) -> None:
         try:
@@ -257,6 +269,12 @@ class TraceSession:
     def _on_break(self, site: dict[str, Any]) -> None:
         self.writer.write(site)
         self.sources.offer([site.get("filename", "")])
+
+    def _on_warning(self, event: dict[str, Any]) -> None:
+        self.writer.write(event)
+        frame = event.get("user_frame")
+        if frame:
+            self.sources.offer([frame["filename"]])
 
     def _on_compile_event(self, event: dict[str, Any]) -> None:
         self.writer.write(event)

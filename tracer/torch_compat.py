@@ -107,6 +107,10 @@ TOUCHPOINTS: tuple[Touchpoint, ...] = (
     Touchpoint("torch._guards.CompileContext.current_compile_id", "tracer/break_hook.py",
                "the compile id of the frame a break hook fires in",
                "the break site is paired with the trace's break by order alone"),
+    Touchpoint("torch._guards.TracingContext.extract_stack", "tracer/torch_warnings.py",
+               "the user frames Dynamo is tracing when torch warns during a compile (sys.modules only; nothing imported)",
+               "a warning issued while compiling is placed at the nearest user frame of the interpreter's stack (the "
+               "line that called the compiled function)"),
     Touchpoint("torch._dynamo.resume_execution.ContinueExecutionCache", "tracer/bytecode.py",
                "maps resume functions' bytecode back to the user's code object",
                "offsets after a resume stay in the resume function's numbering"),

@@ -50,6 +50,12 @@ class RuleContext:
         return parse(self.log)
 
     @cached_property
+    def torch_warnings(self) -> list:
+        """torch's warnings of the run, each at the user's line (analyzer/torch_warnings.py): the stage's facts;
+        none outside the pipeline (an exported Analysis keeps their findings, not the warnings)."""
+        return self.facts.get("torch_warnings", []) if self.facts is not None else []
+
+    @cached_property
     def frame_sites(self) -> dict[tuple, Site]:
         """(rank, frame_id) -> the user line that entered the frame."""
         from tdiag.analyzer.rules._sites import frame_call_sites

@@ -18,6 +18,7 @@ FAMILY_INPUTS: dict[str, Callable[[RuleContext], bool]] = {
     "LOW": lambda ctx: any(g.kernels for g in ctx.analysis.graphs),
     "DIV": lambda ctx: len(ctx.analysis.run.ranks) > 1,
     "RUN": lambda ctx: ctx.measured_window is not None,
+    "WRN": lambda ctx: bool(ctx.torch_warnings),  # torch's warnings of the run (analyzer/torch_warnings.py)
     # a cache outcome or a switch that turned a cache off (analyzer/compile_cache.py)
     "CCH": lambda ctx: ctx.analysis.summary.compile_cache is not None and (
         ctx.analysis.summary.compile_cache.recorded or bool(ctx.analysis.summary.compile_cache.disabled)),

@@ -22,6 +22,7 @@ FAMILIES = {
     "DST": "distributed training",
     "RUN": "measured runtime",
     "CCH": "compile caches",
+    "WRN": "torch's warnings",
 }
 # How a family's line is marked in the TUI's gutter (default: "finding").
 FAMILY_MARKS = {"BRK": "break", "RCP": "recompile", "DYN": "recompile", "DIV": "recompile"}
