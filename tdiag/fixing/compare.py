@@ -134,6 +134,10 @@ class Comparison:
     output_number_differences: list[str] = field(default_factory=list)
     # how the output was judged: within the unchanged program's own run-to-run spread (output_noise.py), in words
     output_judged: str = ""
+    # the findings the set's structural patches answer that the patched run still reports at the same statement
+    # ("BRK002 at train.py:27"), when every one of them stayed (riders.py): counts that fell while each finding stayed
+    # are not a fix; only a faster step beyond the spread pays then
+    stayed: list[str] = field(default_factory=list)
     kept: bool | None = None  # rounds: whether this change went into the final set (None: not a round's choice)
     # a cache fix (CCH): measured on warm runs (cache_verify.py); before/after above are then the warm runs' numbers
     cache: CacheFixVerification | None = None
@@ -146,8 +150,13 @@ class Comparison:
         return not self.problems
 
     @property
+    def faster(self) -> bool:
+        """The step got faster beyond the runs' spread (compare's words)."""
+        return any(words.startswith("faster steps") for words in self.improved)
+
+    @property
     def pays(self) -> bool:
-        return self.ok and bool(self.improved)
+        return self.ok and bool(self.improved) and (not self.stayed or self.faster)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -241,7 +241,12 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
             runs = measure(f"round{number}-{label}", _with(state, group), count=1)
             c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
                         decisive=True, output=original_output())
-            decided = _decided_by_first_run(c, adds_graphs, options.repeat)
+            # every finding stayed: the counts cannot make it a fix, only a faster step can (more runs a side)
+            c.stayed = _every_finding_stayed(group, runs)
+            if c.stayed and (c.problems or not (c.before.step_times_s and c.after.step_times_s)):
+                decided = ""  # harm, or no step time to weigh: more runs cannot make it a fix
+            else:
+                decided = _decided_by_first_run(c, adds_graphs or bool(c.stayed), options.repeat)
             if decided is not None:
                 c.timing = decided or c.timing
             else:
@@ -266,6 +271,7 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
                             output=original_output())
                 c.remeasured = more
         c.round = number
+        c.stayed = _every_finding_stayed(group, runs)
         this.attempts.append(c)
         return c, runs
 
@@ -317,6 +323,18 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
     return runs
 
 
+def _every_finding_stayed(group: list[PlannedPatch], runs: Runs) -> list[str]:
+    """The findings of ``group``'s structural patches, where every one of those patches left its finding in the
+    patched run (riders.py): "BRK002 at train.py:27". Empty when any structural patch removed its own."""
+    structural = [p for p in group if not is_step_time(p) and p.findings]
+    if not structural or runs[0][0] is None:
+        return []
+    rode = riders(structural, runs[0][0])
+    if len(rode) < len(structural):
+        return []
+    return [f"{f.code} at {f.path}:{f.line}" for p in rode for f in p.findings]
+
+
 def _decided_by_first_run(c: Comparison, adds_graphs: bool, repeat: int) -> str | None:
     """None when the step time must decide (``repeat`` runs a side); else the set's first run decides it, and the
     words to say so ("" keeps the comparison's own). Refused: a count up, the exit code or the output changed, all
@@ -362,6 +380,9 @@ def _refused(together: Comparison, alone: list[tuple[PlannedPatch, Comparison, R
     def reason(c: Comparison) -> str:
         if c.problems:
             return "worse: " + "; ".join(c.problems)
+        if c.stayed and c.improved:
+            return (f"not a fix: {'; '.join(c.improved)}, but its finding stayed ({', '.join(c.stayed)} still "
+                    "reported there) and the step is not faster beyond the spread")
         return f"nothing measurably better: {c.cache.judged}" if c.cache else "nothing measurably better"
 
     words = [f"together {reason(together)}"] + [f"{p.id} alone {reason(c)}" for p, c, _ in alone]
