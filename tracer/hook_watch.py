@@ -22,9 +22,11 @@ KINDS = ("register_forward_hook", "register_forward_pre_hook")
 EVENT = "module_hook"
 
 
-def install(write: Callable[[dict[str, Any]], None], user_path: Callable[[str], str | None]) -> Callable[[], None]:
+def install(write: Callable[[dict[str, Any]], None], user_path: Callable[[str], str | None],
+            failed: Callable[[str, BaseException], None]) -> Callable[[], None]:
     """Wrap the registration methods; returns the function that puts them back. ``user_path``: a file's path as
-    outputs show it (relative to the project root) when it is the user's, else None."""
+    outputs show it (relative to the project root) when it is the user's, else None. ``failed``: where a fault of
+    the watch goes (the record's capture problems: what could not be seen is said)."""
     import torch
 
     module_class = torch.nn.Module
@@ -41,7 +43,7 @@ def install(write: Callable[[dict[str, Any]], None], user_path: Callable[[str], 
                            "path": frame[0] if frame else None, "line": frame[1] if frame else None,
                            "function": frame[2] if frame else None, "compiled_frames": compiled})
             except Exception as exc:  # the program's registration stands; the record says what was not seen
-                write({"type": "capture_gap", "what": "module_hook", "reason": f"{type(exc).__name__}: {exc}"})
+                failed("module hook watch", exc)
             return handle
 
         register.__wrapped__ = original

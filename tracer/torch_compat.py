@@ -111,6 +111,12 @@ TOUCHPOINTS: tuple[Touchpoint, ...] = (
                "the user frames Dynamo is tracing when torch warns during a compile (sys.modules only; nothing imported)",
                "a warning issued while compiling is placed at the nearest user frame of the interpreter's stack (the "
                "line that called the compiled function)"),
+    Touchpoint("torch._dynamo.utils.counters", "tracer/hook_watch.py",
+               "frames torch compiled so far, read when the program registers a module hook (after one: recorded)",
+               "module hooks registered after compiling are not recorded: EGR001 cannot name them as a cause"),
+    Touchpoint("torch.nn.Module.register_forward_hook", "tracer/hook_watch.py",
+               "wrapped (the original always called) to record hooks registered after torch compiled code",
+               "module hooks registered after compiling are not recorded: EGR001 cannot name them as a cause"),
     Touchpoint("torch._dynamo.resume_execution.ContinueExecutionCache", "tracer/bytecode.py",
                "maps resume functions' bytecode back to the user's code object",
                "offsets after a resume stay in the resume function's numbering"),

@@ -113,7 +113,7 @@ def _run_recorded(target, args, run_dir: Path, record_path: Path, root: Path, ra
     from tdiag.tracer import stdout_copy
 
     copy = stdout_copy.install() if start is not None else None  # --vs-eager compares what the program printed
-    restore_hooks = _watch_hooks(writer, root)
+    restore_hooks = _watch_hooks(writer, root, session.problems.failed)
     with session:
         outcome = runner.run(target, on_exception=session.crashed)
     if restore_hooks is not None:
@@ -216,7 +216,7 @@ def _record_on_sigterm(writer: RecordWriter, started: float):
     return previous
 
 
-def _watch_hooks(writer: RecordWriter, root: Path):
+def _watch_hooks(writer: RecordWriter, root: Path, failed):
     """Record the module hooks registered after torch compiled code (tracer/hook_watch.py); None where it could not
     be installed (the record says so)."""
     from tdiag.tracer import hook_watch
@@ -228,9 +228,9 @@ def _watch_hooks(writer: RecordWriter, root: Path):
         return path[len(prefix):] if mine else None
 
     try:
-        return hook_watch.install(writer.write, user_path)
+        return hook_watch.install(writer.write, user_path, failed)
     except Exception as exc:  # the program runs as it would; the record says what was not seen
-        writer.write({"type": "capture_gap", "what": "module_hook", "reason": f"{type(exc).__name__}: {exc}"})
+        failed("module hook watch", exc)
         return None
 
 
