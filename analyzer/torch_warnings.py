@@ -44,6 +44,10 @@ class TorchWarning:
     rank: int | None
     during_compile: bool  # issued while Dynamo traced (torch's compile stack issuing it)
     entry: WarningEntry | None
+    # Python attributes the warning outside torch's own files (torch's ``stacklevel`` points at its caller): torch
+    # addresses the user. One attributed inside torch (a tensor's ``.grad`` Dynamo itself reads while tracing, warned
+    # from torch/_dynamo/variables/builder.py) is torch's own business, nothing the user can act on
+    addressed_to_user: bool = True
 
     @property
     def graph_key(self) -> GraphKey | None:
@@ -126,12 +130,14 @@ def read(log: Any, paths: PathMapper) -> list[TorchWarning]:
             continue
         site, library = _place(ev, paths)
         traced = _frames(ev.get("traced_stack"))
+        own = _frame(ev.get("filename"), ev.get("lineno"), None)
         out.append(TorchWarning(
             message=ev["message"], category=str(ev.get("category") or "Warning"), module=str(ev.get("module") or ""),
             site=site, library_frame=library,
             compile_id=ev["compile_id"] if isinstance(ev.get("compile_id"), str) else None,
             rank=ev.get("rank"), during_compile=bool(traced) or isinstance(ev.get("compile_id"), str),
             entry=entry_for(ev["message"]),
+            addressed_to_user=own is None or not _inside_torch(own[0]),
         ))
     return out
 
@@ -151,6 +157,11 @@ def _place(ev: dict[str, Any], paths: PathMapper) -> tuple[Site, Frame | None]:
     if own is not None:  # nothing of the user's on record: say where torch warned
         return Site(paths.display(own[0]), own[1], function=None), None
     return Site("<unknown>", 0), None
+
+
+def _inside_torch(filename: str) -> bool:
+    path = filename.replace("\\", "/")
+    return "/torch/" in path and ("site-packages/" in path or "dist-packages/" in path)
 
 
 def _frames(value: Any) -> list[tuple[str, int, str | None]]:

@@ -21,7 +21,8 @@ RULE = Rule("WRN099", "other-torch-warning", "info", "torch's compile stack prin
 
 
 def check(ctx):
-    other = [w for w in ctx.torch_warnings if w.entry is None and w.from_compile_stack]
+    # only what torch addressed to the user's line: a warning torch's own tracing raises inside torch is not theirs
+    other = [w for w in ctx.torch_warnings if w.entry is None and w.from_compile_stack and w.addressed_to_user]
     return warning_findings(RULE, ctx, other, message, fix)
 
 
