@@ -4,7 +4,8 @@ A round keeps a set that pays together whole. One patch of it may have changed n
 still happens at the same statement (torch's ``capture_scalar_outputs`` hint for a numpy draw that still breaks,
 kept because the backward moved out of the step beside it paid). An expert would not apply a change that fixed
 nothing, so such a patch is found here (its every finding, the same rule at the same statement, in the patched
-run's record) and the round verifies the set without it once (rounds.py): kept without it when that pays too.
+run's record; a break stays while any break rule reports that statement) and the round verifies the set without it
+once (rounds.py): kept without it when that pays too.
 
 Only structural patches are judged so: a step-time patch (CUDA graphs, the optimizer) leaves its RUN finding in
 place by nature (RUN002 under CUDA graphs explains what remains), and its worth is its measured step time.
@@ -30,10 +31,17 @@ def patched_line(line: int, edits: list[Edit]) -> int | None:
     return line + shift
 
 
+def _same_kind(code: str, other: str) -> bool:
+    """The same rule; for a graph break, any break rule: a statement either still breaks or not, and torch's reason
+    (so the rule that words it) can change under the patch (``.item()`` captured by torch's hint, its value then
+    refused by the numpy call on the same line: BRK002 becomes BRK005, the break stays)."""
+    return code == other or (code.startswith("BRK") and other.startswith("BRK"))
+
+
 def _stays(finding: Finding, edits: list[Edit], after: Analysis) -> bool:
     line = patched_line(finding.line, edits)
     return line is not None and any(
-        f.code == finding.code and f.path == finding.path and f.line == line for f in after.findings)
+        _same_kind(f.code, finding.code) and f.path == finding.path and f.line == line for f in after.findings)
 
 
 def riders(kept: list[PlannedPatch], after: Analysis) -> list[PlannedPatch]:
