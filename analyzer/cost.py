@@ -83,6 +83,9 @@ def attach(analysis: Analysis, windows: list[RankWindow]) -> None:
         if f.cost is not None and f.cost.lower_bound:
             f.cost.caveat = caveat
     _net_of_sampled(analysis)
+    from tdiag.analyzer.ranking import place_whole_step
+
+    place_whole_step(analysis.findings)  # once every cost is final: which breaks and recompiles rank first
     runtime = analysis.summary.runtime
     if runtime is None or runtime.status != "measured" or not windows:
         return

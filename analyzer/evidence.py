@@ -359,6 +359,9 @@ class RuntimeShareEvidence(Evidence):
     parts_ms_per_step: dict[str, float] = field(default_factory=dict)
     device_busy_s: float | None = None
     partial: bool = False
+    # the break and recompile findings ("BRK001 at prog.py:12") a whole-step finding ranks after: the measured share
+    # did not outweigh them (analyzer/ranking.py, place_whole_step)
+    ranked_after: list[str] = field(default_factory=list)
 
 
 @evidence_kind

@@ -1,11 +1,15 @@
 """The order of findings, the same in every output: what stopped the program first, torch's deliberate breaks
-(``Finding.by_design``) after every fixable finding, then measured cost, compile seconds, and the rest by severity."""
+(``Finding.by_design``) after every fixable finding, then measured cost, compile seconds, and the rest by severity.
+
+A finding about the whole measured step (``Rule.whole_step``: RUN001's share of the step outside compiled code) is
+generic: it never outranks a graph break or recompilation of the same run it does not measurably outweigh
+(``place_whole_step``), and then ranks after every fixable finding."""
 
 from __future__ import annotations
 
 from tdiag.analyzer.evidence import CompileFailureEvidence
 from tdiag.analyzer.model import SEVERITY_RANK, Finding
-from tdiag.analyzer.rules import get_rule
+from tdiag.analyzer.rules import BREAK_FAMILIES, RECOMPILE_FAMILIES, get_rule
 from tdiag.analyzer.stopped import stopped_first
 
 
@@ -21,13 +25,42 @@ def stops_compilation(f: Finding) -> bool:
 def rank_key(f: Finding) -> tuple:
     """What stopped the program, then fixable before by design, then what stopped compilation of a whole function,
     then measured cost (largest first), then the rest by severity, then compile seconds, then impact: a compile note
-    (compile seconds paid once) never outranks a warning that has no measured window to be costed in."""
+    (compile seconds paid once) never outranks a warning that has no measured window to be costed in. A whole-step
+    finding ranked after a break or recompile (``place_whole_step``) comes after all of these."""
     cost = f.cost
     measured = cost is not None and cost.basis == "measured" and cost.total_s > 0
     compile_s = cost.total_s if cost is not None and cost.basis == "compile" else 0.0
-    return (stopped_first(f), bool(f.by_design), 0 if stops_compilation(f) else 1, 0 if measured else 1,
+    yields = bool(getattr(f.evidence, "ranked_after", None))  # a whole-step finding behind a break or recompile
+    return (stopped_first(f), bool(f.by_design), 0 if stops_compilation(f) else 1, 2 if yields else 0 if measured else 1,
             -(cost.total_s if measured else 0.0), SEVERITY_RANK.get(f.severity, 9), -compile_s, -f.impact,
             f.path, f.line, f.code)
+
+
+# A measured break's cost is a lower bound on what removing it saves: docs/cost-vs-saving.md measured savings of 3.8x
+# to 40x the cost (600x once). A whole-step finding's time is at most what compiling that work saves. So a whole-step
+# finding outranks a measured break only when its time is more than this many times the break's cost.
+BREAK_SAVING_FACTOR = 4
+
+
+def place_whole_step(findings: list[Finding]) -> None:
+    """Set each whole-step finding's ``ranked_after`` (its evidence's): the fixable break and recompile findings of
+    the run it does not outweigh. A recompile's cost is compile seconds, paid once, and a finding with no measured cost
+    has no figure: neither compares with time per step, so the whole-step finding ranks after them. A measured break it
+    outweighs only with more than ``BREAK_SAVING_FACTOR`` times the break's cost (a break that ran outside the measured
+    steps costs 0 there). Called once every finding is costed (analyzer/cost.py)."""
+    defects = [f for f in findings if f.family in BREAK_FAMILIES | RECOMPILE_FAMILIES and not f.by_design]
+    for f in findings:
+        rule = get_rule(f.code)
+        if rule is None or not rule.whole_step or not hasattr(f.evidence, "ranked_after"):
+            continue
+        own = f.cost.total_s if f.cost is not None and f.cost.basis == "measured" else 0.0
+        f.evidence.ranked_after = [f"{d.code} at {d.path}:{d.line}" for d in defects if not _outweighs(own, d)]
+
+
+def _outweighs(seconds: float, defect: Finding) -> bool:
+    cost = defect.cost
+    return (defect.family in BREAK_FAMILIES and cost is not None and cost.basis == "measured"
+            and seconds > BREAK_SAVING_FACTOR * cost.total_s)
 
 
 def drop_contradictions(analysis) -> None:

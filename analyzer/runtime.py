@@ -5,8 +5,10 @@ graph's own call, per compile id), ``after`` (what a compiled frame ran after it
 per compile id), ``guard`` (Dynamo cache lookups), ``compile`` (compiles inside the window), ``recording`` (CUDA-graph recordings
 inside it), ``backward`` (compiled
 backward) and ``eager`` (everything outside compiled frames: ``eager:optimizer``, ``eager:backward``, ``eager:data``,
-``eager:loss``, ``eager:ops`` by the outermost profiler event that covered it, plain ``eager`` where none did: Python). This module turns that into the Analysis; which part of
-the eager time each finding explains is ``cost.py``'s business.
+``eager:loss``, ``eager:ops`` by the outermost profiler event that covered it, plain ``eager`` where none did: Python;
+``eager:input``: the program's own input preparation, the end of each step after its last compiled code, from the
+first op that brings data in: ``profile_timeline``'s docstring). This module turns that into the Analysis; which part
+of the eager time each finding explains is ``cost.py``'s business.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from tdiag.analyzer.model import Analysis, GraphKey, GraphRuntime, RuntimeSummar
 from tdiag.lean_dataclass import lean_dataclass
 
 US = 1e-6
+# The eager part that prepares the inputs of each step's first compiled call (random and constructor ops, data loading,
+# copies to the device, the loop's Python): the program's own, never work to move into the compiled region (RUN001).
+INPUT_PREPARATION = "input preparation"
 
 
 @lean_dataclass
@@ -215,6 +220,7 @@ EAGER_PARTS = {
     "eager:data": "data movement",
     "eager:comm": "communication",
     "eager:fsdp": "fsdp hooks",
+    "eager:input": INPUT_PREPARATION,
 }
 
 

@@ -20,10 +20,20 @@ eager backward functions on any thread, ``eager:data`` for copies and DataLoader
 ops, ``eager:ops`` for other aten ops) and ``eager`` where no event covers it (Python). The analyzer attributes it
 (``analyzer/runtime.py``). Only events that start inside [t0, t1) count: a partial window ends at the last step
 boundary, and what ran after it is not this window's.
+
+Input preparation (``eager:input``) is told apart by where in the step it ran, relative to the compiled calls. A step
+ends where the next step's first compiled call is entered (``step_starts``), so what prepared that call's inputs runs
+last in each step: after the step's last compiled code (its last compiled call, or the backward, compiled or eager,
+that ran on their outputs). In that tail, from the first op that brings data in (an op that makes a tensor from no
+tensor: a random or constructor op, by its schema; a DataLoader fetch; a copy to the GPU) to the step's end, every
+eager op is input preparation, and so is the tail's Python (the loop's own). Ops in the tail before it ran on the
+step's results (an eager loss or metric on the model's output) and keep their labels, as do the optimizer and
+communication wherever they run; eager time between two compiled calls of a step is never input preparation.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from typing import Any
 
@@ -36,8 +46,10 @@ MAX_SPANS = 200_000  # a window of tiny steps is cut here, and says so
 
 def timeline(
     profiler: Any, t0_wall: float, t1_wall: float, compiles: list[tuple[str | None, float, float, str | None]],
-    cuda: bool = False,
+    cuda: bool = False, step_starts: list[float] | None = None,
 ) -> dict[str, Any]:
+    """``step_starts``: the wall times of the step boundaries inside the window (where each later step's first compiled
+    call was entered); without them no time is told apart as input preparation."""
     events = profiler.profiler.kineto_results.events()
     t0, t1 = int(t0_wall * 1e9), int(t1_wall * 1e9)
     cpu, device = [], []
@@ -76,6 +88,11 @@ def timeline(
         compiled_device_ns += _device_in(launched, start, graph_end)
     spans += [(a, b, (1, 0.5), "backward", None) for a, b in backward]
     spans += _eager_spans(main, cpu, cuda)
+    if step_starts:
+        compiled_code = [(a, b) for a, b, _ in regions] + backward + [
+            _span(e) for e in cpu if e.name().startswith(EAGER_BACKWARD) and e.name() != BACKWARD]
+        steps = sorted({t0, t1, *(int(s * 1e9) for s in step_starts if t0 < int(s * 1e9) < t1)})
+        spans += _input_preparation(list(zip(steps, steps[1:])), compiled_code, _data_sources(main, cuda))
     spans += [(a, b, (2, 0), "guard", None) for a, b in lookups]
     for cid, s, e, trigger in compiles:
         spans.append((int(s * 1e9), int(e * 1e9), (3, 0), _compile_label(trigger), cid))
@@ -157,6 +174,73 @@ def _eager_spans(main: list[Any], cpu: list[Any], cuda: bool) -> list[tuple[int,
         if e.name().startswith(EAGER_BACKWARD) and e.name() != BACKWARD:
             spans.append(_span(e) + ((0, 0.8), "eager:backward", None))
     return spans
+
+
+# Input preparation's labels: above the data, loss and op labels it takes over from the first source on, below the
+# optimizer's and communication's (never input preparation); the tail's Python (no event covers it) below every label.
+INPUT_FROM_SOURCE = (0, 0.87)
+INPUT_PYTHON = (0, 0.05)
+
+
+def _input_preparation(steps: list[tuple[int, int]], compiled_code: list[tuple[int, int]],
+                       sources: list[int]) -> list[tuple[int, int, tuple[int, float], str, None]]:
+    """``eager:input`` spans: in each step, the tail after its last compiled code (a compiled call or a backward that
+    started in the step), its Python from the tail's start and its ops from the first data source in the tail (the
+    module docstring says why). A step with no compiled code in it has no tail."""
+    import bisect
+
+    by_start = sorted(compiled_code)
+    starts = [a for a, _ in by_start]
+    spans = []
+    for a, b in steps:
+        inside = by_start[bisect.bisect_left(starts, a):bisect.bisect_left(starts, b)]
+        if not inside:
+            continue
+        tail = max(end for _, end in inside)
+        if tail >= b:
+            continue
+        spans.append((tail, b, INPUT_PYTHON, "eager:input", None))
+        i = bisect.bisect_left(sources, tail)
+        if i < len(sources) and sources[i] < b:
+            spans.append((sources[i], b, INPUT_FROM_SOURCE, "eager:input", None))
+    return spans
+
+
+LABELLED = ("aten::", DATA_LOADING, *OPTIMIZER, *COMM_OPS, *FSDP_HOOKS)
+
+
+def _data_sources(main: list[Any], cuda: bool) -> list[int]:
+    """Start times (sorted) of the outermost events on the stepping thread that bring data into the step: an op that
+    makes a tensor from no tensor (``makes_tensor``), a DataLoader fetch, a copy to the GPU. An op inside another
+    labelled event (the empty() of a loss, an optimizer's state) is that event's."""
+    out = []
+    covered_until = -1
+    for e in sorted(main, key=lambda e: (e.start_ns(), -e.duration_ns())):
+        name = e.name()
+        if not name.startswith(LABELLED):
+            continue
+        start, end = _span(e)
+        if start < covered_until:
+            continue
+        covered_until = end
+        if name.startswith(DATA_LOADING) or (cuda and name in DATA_OPS) or (
+                name.startswith("aten::") and makes_tensor(name)):
+            out.append(start)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def makes_tensor(op: str) -> bool:
+    """Whether an aten op makes a tensor from no tensor (randn, zeros, arange, full, the empty() of torch.tensor(...)):
+    one of its overloads returns a tensor and takes none (``out=`` aside), by the op's own schema, not by a list."""
+    try:
+        import torch
+
+        schemas = torch._C._jit_get_schemas_for_operator(op)
+    except Exception:  # an op this torch does not list: not a source
+        return False
+    return any(any("Tensor" in str(r.type) for r in s.returns)
+               and not any("Tensor" in str(a.type) for a in s.arguments if not a.is_out) for s in schemas)
 
 
 # c10d's op names (torch/csrc/distributed/c10d/Ops.cpp), the backends' event names ("gloo:all_gather",

@@ -118,6 +118,9 @@ class RuntimeWindow:
         # each measured step's own duration (between consecutive boundaries): the spread a comparison with eager
         # needs (one window's mean says nothing of how much its steps vary)
         self._step_us: list[int] = []
+        # where each measured step ended (the next one's first compiled call was entered), in seconds from the window's
+        # start: what ran just before a boundary prepared that call's inputs (profile_timeline: input preparation)
+        self._boundaries: list[float] = []
         # the quiet steps just before the window opened (no compile or CUDA-graph recording in them), timed at step
         # boundaries without the profiler: how long a steady step takes unobserved, beside the window's profiled
         # steps (under CUDA graphs the profiler's share of a 2 ms step is large)
@@ -241,6 +244,7 @@ class RuntimeWindow:
                 previous = self._last_boundary[1]
                 self._last_boundary = (time.time(), time.perf_counter())
                 self._step_us.append(int((self._last_boundary[1] - previous) * 1e6))
+                self._boundaries.append(self._last_boundary[1] - self._t0)
                 for c in self._callables.values():  # calls inside the window's complete steps
                     c.in_steps = c.in_window
                 if self._measured_steps >= self.spec.steps or time.perf_counter() - self._t0 >= self.spec.seconds:
@@ -286,6 +290,7 @@ class RuntimeWindow:
         self._compiles = []
         self._measured_steps = 0
         self._step_us = []
+        self._boundaries = []
         self._t0_wall = time.time()
         self._t0 = time.perf_counter()
         self._last_boundary = (self._t0_wall, self._t0)
@@ -306,7 +311,8 @@ class RuntimeWindow:
         samples = self._stop_sampler()
         from tdiag.tracer.profile_timeline import timeline
 
-        event = timeline(profiler, self._t0_wall, self._t0_wall + window_s, self._compiles, cuda=self._cuda)
+        event = timeline(profiler, self._t0_wall, self._t0_wall + window_s, self._compiles, cuda=self._cuda,
+                         step_starts=[self._t0_wall + s for s in self._boundaries])
         step = self._callables[self._anchor]
         event.update(
             type="runtime",

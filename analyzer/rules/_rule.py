@@ -61,6 +61,9 @@ class Rule:
     # its findings (at severity error) say compilation stopped for a whole function (analyzer/ranking.py ranks them
     # before every finding about a part of a compiled one): no evidence type says that across families
     stops_compilation: bool = False
+    # its findings are about the whole measured step, not one cause at one line (RUN001's eager share): they rank after
+    # the run's graph breaks and recompilations unless measured larger (analyzer/ranking.py, ``place_whole_step``)
+    whole_step: bool = False
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:

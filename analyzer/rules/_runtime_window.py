@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tdiag.analyzer.model import Frame, RuntimeSummary
 from tdiag.analyzer.paths import PathMapper, is_library_display
-from tdiag.analyzer.runtime import step_entry
+from tdiag.analyzer.runtime import INPUT_PREPARATION, step_entry
 
 
 def lead_window(ctx) -> RuntimeSummary | None:
@@ -57,3 +57,9 @@ def _displayed(ctx, path: str) -> tuple[str, bool]:
     header = ctx.log.header if ctx.log is not None else {}
     paths = PathMapper(header.get("root"), header.get("tool_paths"), header.get("cwd"))
     return paths.display(path), paths.is_library(path)
+
+
+def movable_parts(runtime: RuntimeSummary) -> dict[str, float]:
+    """The window's eager parts (seconds) that are work a user could compile or shrink: every part but the program's
+    own input preparation (``INPUT_PREPARATION``: what made each step's first compiled call's inputs)."""
+    return {name: seconds for name, seconds in runtime.eager_parts.items() if name != INPUT_PREPARATION}

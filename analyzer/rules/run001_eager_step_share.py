@@ -1,16 +1,22 @@
 """## What it does
-Finds a measured step that spends a large share of its time outside compiled code and outside any graph break's
-eager part: the optimizer step, an eager loss, the backward of ops that ran eagerly, data movement, Python.
+Finds a measured step that spends a large share of its time outside compiled code in work the program could
+compile: the optimizer step, a loss computed eagerly on the model's output (and the backward of those eager ops),
+code between two compiled calls of one step, data movement there. The program's own input preparation is not
+counted: what runs at the end of each step, after its last compiled code, from the first op that brings data in
+(random or constructor ops such as `torch.randn`, a DataLoader fetch, a copy to the device) up to the next step's
+first compiled call, together with the loop's own Python there. It is told apart by where in the step it ran,
+relative to the compiled calls (the window's profiler events on the stepping thread), not by a list of op names.
 
 ## Why is this bad?
 `torch.compile` only speeds up what it compiled. Time the step spends in the uncompiled optimizer step, in eager
-ops around the model or in Python is paid in full on every step, and no graph-break fix removes it. The window
-measured it (profiler events on the stepping thread say what ran there); this finding says where it went.
+ops on the model's output or in Python between compiled calls is paid in full on every step, and no graph-break fix
+removes it. Making the inputs is the program's own work, not the model's: a compiled model fed by `torch.randn` or a
+DataLoader is not a finding however long that takes.
 
 ## Example
 ```python
 model = torch.compile(model)
-for x, y in loader:
+for x, y in loader:                        # input preparation: not counted
     loss = F.cross_entropy(model(x), y)    # the loss, outside the compiled model
     loss.backward()
     opt.step()                             # a for-loop over every parameter, eager
@@ -35,27 +41,43 @@ backward and step), or choose the optimizer's implementation by device: on a GPU
 parameter); on a CPU `foreach=True` (the default there is a Python loop over the parameters). `fused=True` on a CPU
 is measured, never assumed: Adam's fused CPU kernel measured 10x slower than the default over 50 small tensors on one
 2-core machine and 8x faster on another. `tdiag fix --verify` tries these patches in that order and keeps the first
-that makes the step faster with the same output. Move per-step work (the loss, data preparation) into the compiled
-region. Data movement: move batches with `non_blocking=True` from pinned memory.
+that makes the step faster with the same output. Compute the loss, and the ops between compiled calls, inside the
+compiled function. Data movement between compiled calls: move tensors with `non_blocking=True` from pinned memory.
+
+## Ranking
+The finding is about the whole step, not one cause at one line: it never outranks a graph break or recompilation of
+the same run that it does not measurably outweigh. A recompile's cost is compile seconds, paid once, and a finding
+the window could not cost has no figure: neither compares with time per step, so RUN001 ranks after them. A
+measured break's cost is a lower bound on what removing it saves (docs/cost-vs-saving.md measured 3.8x to 40x, and
+more): RUN001 ranks before it only when its movable time is more than `BREAK_SAVING_FACTOR` (4) times the break's
+cost (a break that ran only outside the measured steps, in a setup function, costs 0 there). Where it yields, it
+comes after every fixable finding of the run, and its evidence's `ranked_after` names what it yielded to
+(analyzer/ranking.py).
 """
 
 from tdiag.analyzer.evidence import RuntimeShareEvidence
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._runtime_window import lead_window, ms_per_step, step_anchor
+from tdiag.analyzer.rules._runtime_window import lead_window, movable_parts, ms_per_step, step_anchor
+from tdiag.analyzer.runtime import INPUT_PREPARATION
 
 RULE = Rule("RUN001", "eager-step-share", "warning", "A large share of the measured step runs outside compiled code",
             cost="eager_other",
-            suggester="optimizer_step")
-MIN_SHARE = 0.25  # of the window, outside compiled graphs and graph breaks' eager parts
+            suggester="optimizer_step",
+            whole_step=True)
+# of the window, outside compiled graphs and graph breaks' eager parts, in work that can move (input preparation aside)
+MIN_SHARE = 0.25
 MIN_MS_PER_STEP = 0.5  # below this the step is a toy loop around tiny compiled calls: nothing to move
 FIXES = {
     # the optimizer's fix depends on the device: optimizer_fix(device)
-    "eager backward": "move the loss and the ops around the model into the compiled region, so their backward is "
-    "compiled too",
-    "python": "move the per-step Python work into the compiled region (compile the whole training step)",
-    "data movement": "move batches from pinned memory with non_blocking=True, or prepare them in DataLoader workers",
+    "eager backward": "compute the loss and the ops on the model's output inside the compiled function, so their "
+    "backward is compiled too",
+    "python": "compile the whole step (the model call, the loss and what runs on their outputs): the Python around "
+    "its compiled calls runs eagerly on every step",
+    "data movement": "the copies between compiled calls: move tensors from pinned memory with non_blocking=True, or "
+    "keep them on the device",
     "loss": "compute the loss inside the compiled function",
-    "eager ops": "move these eager ops into the compiled region",
+    "eager ops": "compute the ops on the compiled calls' outputs (after them, or between two of them) inside the "
+    "compiled function",
     "fsdp hooks": "FSDP2's hooks run eagerly around each compiled block (by design): fewer, larger fully_shard "
     "units (shard groups of blocks together) mean fewer hook calls",
 }
@@ -74,19 +96,26 @@ def check(ctx):
     runtime = lead_window(ctx)
     if runtime is None or not runtime.eager_parts or not runtime.window_s or not runtime.step_path:
         return []
-    other = sum(runtime.eager_parts.values())  # outside compiled frames; breaks' eager parts are not in it
+    parts = movable_parts(runtime)  # outside compiled frames, input preparation aside; breaks' eager parts not in it
+    other = sum(parts.values())
     share = other / runtime.window_s
     if share < MIN_SHARE or ms_per_step(other, runtime) < MIN_MS_PER_STEP:
         return []
-    parts = dict(sorted(runtime.eager_parts.items(), key=lambda kv: -kv[1]))
+    parts = dict(sorted(parts.items(), key=lambda kv: -kv[1]))
     top = next(iter(parts))
     listed = ", ".join(f"{name} {ms_per_step(v, runtime):.3g} ms" for name, v in parts.items())
-    fixes = [_fix(name, parts, runtime.device) for name in parts
-             if _fix(name, parts, runtime.device) and parts[name] >= 0.2 * other][:2]
+    preparing = runtime.eager_parts.get(INPUT_PREPARATION, 0.0)
+    not_counted = (f"; the program's own input preparation (before each step's first compiled call, "
+                   f"{ms_per_step(preparing, runtime):.3g} ms) is not counted"
+                   if ms_per_step(preparing, runtime) >= 0.01 else "")
+    large = [name for name in parts if _fix(name, parts, runtime.device) and parts[name] >= 0.2 * other]
+    if "eager backward" in large and "loss" in large:  # the eager backward's fix is the loss's, and says why
+        large.remove("loss")
+    fixes = [_fix(name, parts, runtime.device) for name in large][:2]
     return [
         RULE.finding(
             message=f"{share:.0%} of each measured step of {runtime.step_function} ({ms_per_step(other, runtime):.3g} "
-            f"ms of {ms_per_step(runtime.window_s, runtime):.3g} ms) runs outside compiled code: {listed}"
+            f"ms of {ms_per_step(runtime.window_s, runtime):.3g} ms) runs outside compiled code: {listed}" + not_counted
             + (f" (partial window of {runtime.steps} steps)" if runtime.partial else ""),
             fix="; ".join(fixes) or _fix(top, parts, runtime.device) or FIXES["python"],
             **step_anchor(ctx, runtime), function=runtime.step_function,

@@ -27,7 +27,7 @@ larger batch is the honest answer).
 
 from tdiag.analyzer.evidence import RuntimeShareEvidence
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._runtime_window import lead_window, ms_per_step, step_anchor
+from tdiag.analyzer.rules._runtime_window import lead_window, movable_parts, ms_per_step, step_anchor
 
 RULE = Rule("RUN002", "launch-bound", "warning", "The GPU sat idle most of the measured step: launch-bound",
             suggester="launch_bound")
@@ -74,7 +74,8 @@ def what_cudagraphs_leave(analysis, runtime, idle: float) -> tuple[str, str]:
     """Why the GPU still idles under CUDA graphs, and the fix, from what the window and the record measured:
     recordings inside the window, graphs run without CUDA graphs, eager time between replays, else a small step."""
     skipped = [g for g in analysis.graphs if g.cudagraph is not None and g.cudagraph.skips]
-    eager = sum(runtime.eager_parts.values())
+    movable = movable_parts(runtime)  # the program's own input preparation is never "move into the compiled step"
+    eager = sum(movable.values())
     if runtime.recording_s >= 0.2 * idle:
         return (f"{ms_per_step(runtime.recording_s, runtime):.3g} ms/step of it is CUDA graphs recording again "
                 "inside the window (new input shapes or addresses)",
@@ -85,7 +86,7 @@ def what_cudagraphs_leave(analysis, runtime, idle: float) -> tuple[str, str]:
         return (f"{len(skipped)} compiled graph(s) run without CUDA graphs ({', '.join(kinds)})",
                 "remove what makes torch skip CUDA graphs (the CGR001 finding names the line and torch's reason)")
     if eager >= 0.3 * idle:
-        parts = sorted(runtime.eager_parts.items(), key=lambda kv: -kv[1])
+        parts = sorted(movable.items(), key=lambda kv: -kv[1])
         listed = ", ".join(f"{name} {ms_per_step(v, runtime):.3g} ms" for name, v in parts[:3])
         top = parts[0][0]
         fix = ("use a fused optimizer (fused=True), or compile the optimizer step (@torch.compile(fullgraph=False) "

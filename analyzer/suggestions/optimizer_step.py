@@ -18,7 +18,9 @@ from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.helpers import compiled_optimizer_step, optimizer_foreach, optimizer_fused
 from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext, run_device
 
-MIN_OPTIMIZER_SHARE = 0.2  # of the step's eager time: below it the optimizer is not what to patch
+# of the step's eager time that can move (RUN001's parts: the program's own input preparation is not among them): below
+# it the optimizer is not what to patch
+MIN_OPTIMIZER_SHARE = 0.2
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
