@@ -297,6 +297,12 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
                             + "; ".join(without.improved))
                 return fewer_runs
             without.kept = False
+            if not together.faster:  # counts alone, with a patch whose own finding stayed: not a fix
+                together.kept = False
+                this.why = ("kept nothing: together they paid only on counts (" + "; ".join(together.improved)
+                            + "), while " + ", ".join(p.id for p in rode) + " left its finding where it was, and "
+                            "without it they did not pay")
+                return None
         together.kept = True
         this.kept, this.why = list(patches), "together they verified and paid: " + "; ".join(together.improved)
         return runs
