@@ -428,6 +428,13 @@ class RuntimeSummary:
     # program ended with the window or compiled again right after it
     steady_step_s: float | None = None
     steady_steps: int = 0
+    # the window's steps that ran over LONG_STEP_FACTOR times its median step (a step called from nested loops: the
+    # one spanning an outer iteration's end, evaluation and printing; or one that compiled): counted in the window and
+    # said, never the step time (the steady median); their number and total seconds
+    long_steps: int = 0
+    long_steps_s: float = 0.0
+    # why the window ended before a late step boundary (that step not counted: a compile, an outer loop's end)
+    cut: str | None = None
 
     @property
     def step_s(self) -> float | None:

@@ -105,6 +105,19 @@ def _add_steady(windows: list[RankWindow], events: list[dict[str, Any]]) -> None
 
 
 MIN_STEADY_STEPS = 3
+# A window step over this many times the window's median step is not a step like the others: the one spanning an outer
+# loop's end (evaluation, printing, a checkpoint) when the step is called from nested loops, or one that compiled.
+LONG_STEP_FACTOR = 3.0
+
+
+def long_steps(step_us: list[float]) -> list[float]:
+    """The window's steps (microseconds) over ``LONG_STEP_FACTOR`` times its median; none with fewer than 3 steps.
+    The first is left out: it carries the profiler's start (a few ms on a CPU, several times a short step)."""
+    rest = step_us[1:]
+    if len(rest) < 3:
+        return []
+    median = statistics.median(rest)
+    return [v for v in rest if v > LONG_STEP_FACTOR * median]
 
 
 def place(analysis: Analysis, facts: RuntimeFacts) -> None:
@@ -175,6 +188,8 @@ def _window(ev: dict[str, Any]) -> RankWindow | None:
     for label in time_us:
         if label == "eager" or label.startswith("eager:"):
             parts[EAGER_PARTS.get(label, "python")] += total(label)
+    steps_us = [v for v in ev.get("step_us") or [] if isinstance(v, (int, float)) and v >= 0]
+    long_us = long_steps(steps_us)
     device_time = ev.get("device_time") if isinstance(ev.get("device_time"), dict) else {}
     busy = device_time.get("busy_us")
     summary = RuntimeSummary(
@@ -197,6 +212,9 @@ def _window(ev: dict[str, Any]) -> RankWindow | None:
         eager_parts={k: round(v, 6) for k, v in parts.items() if v > 0},
         device_busy_s=round(busy * US, 6) if isinstance(busy, (int, float)) else None,
         collectives=_collectives(ev.get("collectives")),
+        long_steps=len(long_us),
+        long_steps_s=round(sum(long_us) * US, 6),
+        cut=_text(ev.get("cut")),
     )
     compiles: dict[str, float] = {}
     for item in ev.get("compiles") or []:

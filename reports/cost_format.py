@@ -57,13 +57,26 @@ def runtime_line(runtime: RuntimeSummary | None) -> str | None:
         if runtime.partial and runtime.planned_steps
         else ""
     )
+    cut = f" (the window ends at the step boundary before a late one: {runtime.cut})" if runtime.cut else ""
     return (
-        f"runtime: {runtime.steps} steps in {runtime.window_s * 1e3:.1f} ms measured{partial}: "
+        f"runtime: {runtime.steps} steps in {runtime.window_s * 1e3:.1f} ms measured{partial}{cut}: "
         + ", ".join(f"{label} {v * 1e3:.1f} ms" for label, v in parts)
         + f" (accounts for {accounted / runtime.window_s:.0%} of the window)"
+        + _long_steps(runtime)
         if runtime.window_s
         else ""
     )
+
+
+def _long_steps(runtime: RuntimeSummary) -> str:
+    """The window's steps far longer than its median (nested loops: an outer iteration's end), counted and said."""
+    if not runtime.long_steps or not runtime.steps:
+        return ""
+    from tdiag.analyzer.runtime import LONG_STEP_FACTOR
+
+    return (f"; {runtime.long_steps} of its {runtime.steps} steps ran over {LONG_STEP_FACTOR:g}x the median step "
+            f"({runtime.long_steps_s * 1e3:.1f} ms in all: a compile in them, or eager work between calls such as an "
+            "outer loop's end), counted in the window")
 
 
 def runtime_detail_lines(runtime: RuntimeSummary | None, user_paths: Iterable[str] = ()) -> list[str]:

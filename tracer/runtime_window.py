@@ -16,7 +16,14 @@ profiler is gone and every wrapper is a single flag check.
 After the window, the same number of steps (``steady``, where given; or seconds) is timed again at step boundaries
 with the profiler gone (``runtime_steady``): the program's own speed, unobserved. On a step of a millisecond or two (CUDA graphs) the
 profiler's own cost is a large share of the window's; the breakdown keeps the window's shares, the step time is the
-steady one. A compile or CUDA-graph recording in those steps ends them (a steady step compiles nothing).
+steady one. A step in which a compile or CUDA-graph recording begins is not timed (a steady step compiles nothing);
+the steps after it are (an epoch loop's last batch of another size records again in the next epoch).
+
+A step called from nested loops has boundaries far apart at each outer iteration's end (evaluation, printing, a
+checkpoint) and where a new shape compiles. Such a step stays in the window, counted (the analyzer names the steps
+far longer than the median); a boundary that comes ``ABANDON_AFTER_S`` past the window's end closes the window at the
+boundary before it, that step not counted (``cut``), or, with no step measured yet and a compile in it, lets the
+window settle again.
 
 A program that ends inside the window keeps what it measured: the window ends at the last step boundary it passed
 and is labelled partial with the steps it holds (never extrapolated). A program that ends before one measured step
@@ -40,8 +47,11 @@ from tdiag.lean_dataclass import lean_dataclass
 
 Write = Callable[[dict[str, Any]], None]
 
-# Safety bound: a window whose next step boundary never comes (the program left its loop) is abandoned this long after
-# it should have ended, so the profiler never runs on through the rest of a long program.
+# A step boundary that comes this long after the window should have ended is late: the step before it held something
+# other than steps (a compile of a new shape, an outer loop's end: evaluation, checkpointing, a loader's restart). The
+# window ends at the boundary before it (that step is not counted), or, where it measured no step yet and that step
+# compiled, settles again (issue 64: a ViT whose last batch of the first epoch recompiled for longer than this was
+# "not measured" before).
 ABANDON_AFTER_S = 10.0
 
 
@@ -128,6 +138,8 @@ class RuntimeWindow:
         self._settle_mark: float | None = None
         self._steady_us: list[int] = []  # the steps after the window, timed without the profiler (runtime_steady)
         self._steady_t0 = 0.0
+        self._steady_compiled = False  # a compile (or CUDA-graph recording) began in the steady step now running
+        self._steady_skipped = 0  # steady steps not timed because they compiled
         self._sampler: Any = None  # stack_sampler.StackSampler while the window is open
         # Sample stacks only once a frame runs eagerly outside compiled code (failed to compile, past the recompile
         # limit): the sampler thread takes the GIL every 0.5 ms, a cost every other measured figure would carry.
@@ -183,8 +195,11 @@ class RuntimeWindow:
         # trigger, so the window's breakdown names a recording as one, never as "compile". Every kind delays the
         # settling: a step that records a CUDA graph is not a steady step either.
         key = (event.get("compile_id"), event.get("trigger"))
-        if self.state == "steady" and event.get("type") == "compile_start":
-            self._end_steady("a compile or CUDA-graph recording came after the window")
+        if self.state == "steady":
+            # the step that compiles (or records a CUDA graph: a new shape, the last batch of an epoch) is not timed;
+            # the quiet steps after it are (they were cut short here before, leaving a nested loop no steady time)
+            if event.get("type") == "compile_start":
+                self._steady_compiled = True
             return
         if event.get("type") == "compile_start":
             self._compiled_since_step = True
@@ -199,8 +214,7 @@ class RuntimeWindow:
     def _step_boundary(self, wrapper: Callable[..., Any]) -> None:
         try:
             if self.state == "measuring" and time.perf_counter() - self._t0 > self.spec.seconds + ABANDON_AFTER_S:
-                self._abandon("no step boundary came within %.0f s of the window's end" % ABANDON_AFTER_S)
-                return
+                self._late_boundary()
             entry = self._callables.get(id(wrapper))
             if entry is None:
                 entry = self._callables[id(wrapper)] = _Callable.of(wrapper, order=len(self._callables))
@@ -219,8 +233,14 @@ class RuntimeWindow:
             if self.state == "steady":
                 now = time.perf_counter()
                 if self._settle_mark is not None:  # the step the window closed in carried its teardown: not timed
-                    self._steady_us.append(int((now - self._settle_mark) * 1e6))
-                self._settle_mark = now
+                    if self._steady_compiled:
+                        self._steady_skipped += 1
+                    else:
+                        self._steady_us.append(int((now - self._settle_mark) * 1e6))
+                self._settle_mark, self._steady_compiled = now, False
+                if self._steady_skipped > self.spec.steady_steps:  # compiling more often than not: no steady speed
+                    self._end_steady("compiles or CUDA-graph recordings kept coming after the window")
+                    return
                 # steps asked for by name (STEADY: `tdiag fix --verify`'s verdicts need them) are timed whatever they
                 # take; the seconds bound the profiler's cost, and a steady step has none (a busy machine's slow
                 # steps cut a re-run's steady phase short of a verdict)
@@ -251,6 +271,32 @@ class RuntimeWindow:
                     self._stop()
         except Exception as exc:  # measurement is extra: never let it break the program
             self._give_up(f"runtime measurement failed: {type(exc).__name__}: {exc}")
+
+    def _late_boundary(self) -> None:
+        """A boundary came long after the window should have closed: the step before it was not a step like the
+        others (a compile, an outer loop's end). The window ends at the boundary before it, that step not counted;
+        a window that measured no step yet is dropped when that step compiled (it settles again), and otherwise
+        measures it (a slow step is still a step)."""
+        now_wall = time.time()
+        since = self._last_boundary[0]
+        compiled = bool(self._compile_open) or any(end > since for _, _, end, _ in self._compiles)
+        what = "a compile or CUDA-graph recording" if compiled else "eager work between calls (an outer loop's end?)"
+        if self._measured_steps >= 1:
+            self._stop(cut=f"the step after it ran {now_wall - since:.1f} s, {what}: not counted")
+        elif compiled:
+            self._drop_window()
+            self._quiet, self._compiled_since_step = 0, True
+
+    def _drop_window(self) -> None:
+        """Stop the profiler and the sampler without writing anything: the window settles again."""
+        profiler, self._profiler = self._profiler, None
+        with _quiet_stderr():
+            profiler.stop()
+        self._stop_sampler()
+        self.state = "settling"
+        self._settle_us, self._settle_mark = [], None
+        for entry in self._callables.values():
+            entry.in_window = entry.in_steps = 0
 
     def _move_step(self, anchor: int) -> None:
         """Another callable is the step from now on; it settles afresh (a window already open measured the wrong
@@ -295,13 +341,14 @@ class RuntimeWindow:
         self._t0 = time.perf_counter()
         self._last_boundary = (self._t0_wall, self._t0)
 
-    def _stop(self, partial: bool = False) -> None:
-        """Close the window at the last step boundary (now, or the last one before the program ended: ``partial``)."""
+    def _stop(self, partial: bool = False, cut: str | None = None) -> None:
+        """Close the window at the last step boundary (now, or the last one before the program ended: ``partial``, or
+        before a late one: ``cut`` says why)."""
         import torch
 
         if self._cuda:
             torch.cuda.synchronize()
-        if not partial:
+        if not partial and cut is None:
             self._last_boundary = (time.time(), time.perf_counter())
         t1_wall, t1 = self._last_boundary
         window_s = t1 - self._t0
@@ -333,13 +380,15 @@ class RuntimeWindow:
             device="cuda" if self._cuda else "cpu",
             samples=samples,
         )
+        if cut:
+            event["cut"] = cut
         if partial or step.order == 0:
             self.write(event)
             if partial:
                 self._finish()
             else:  # the same steps again, unobserved: the step time without the profiler's own cost
                 self.state = "steady"
-                self._steady_us = []
+                self._steady_us, self._steady_skipped, self._steady_compiled = [], 0, False
                 self._steady_t0, self._settle_mark = time.perf_counter(), None
             return
         # Measured over a callable entered after another that has not repeated (yet): a setup function, or the
@@ -353,6 +402,8 @@ class RuntimeWindow:
         steps, self._steady_us = self._steady_us, []
         self._finish()
         event = {"type": "runtime_steady", "steps": len(steps), "step_us": steps}
+        if self._steady_skipped:  # steps that compiled or recorded a CUDA graph: not timed
+            event["skipped"] = self._steady_skipped
         if why:
             event["ended"] = why
         self.write(event)

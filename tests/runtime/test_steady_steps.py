@@ -60,14 +60,34 @@ def test_the_summary_says_which_step_time_it_shows(steady_run):
     assert "step time:" in text and "over 20 steps after the window, without the profiler" in text
 
 
-def test_a_recompile_after_the_window_ends_the_steady_steps(tmp_path, session_env):
-    # a new input shape at step 30 (0-based): compiled again in the 6th step after the window
-    out, events, _ = _run(tmp_path, session_env, "60", "30")
+def test_a_recompile_after_the_window_is_not_a_steady_step(tmp_path, session_env):
+    # a new input shape at step 30 (0-based): compiled again in the 7th step after the window. That step is not timed;
+    # the steps after it are (issue 64: an epoch loop's last batch of another size records or compiles again in the
+    # next epoch, and ending the steady steps there left a nested loop with none)
+    out, events, own_us = _run(tmp_path, session_env, "60", "30")
     steady = next(e for e in events if e["type"] == "runtime_steady")
-    assert "compile" in steady["ended"]
-    assert 0 < steady["steps"] < 20
-    # its steps are all before the recompile: none of them carries a compile
-    assert len(steady["step_us"]) == steady["steps"]
+    assert steady["steps"] == 20 and steady["skipped"] == 1 and "ended" not in steady
+    theirs = own_us[24:30] + own_us[31:45]  # the program's own intervals, the one that compiled left out
+    # the same 20 intervals: none of them carries the compile
+    assert sum(steady["step_us"]) == pytest.approx(sum(theirs), rel=0.10, abs=200)
+
+
+def test_compiles_in_most_steps_after_the_window_end_the_steady_steps(tmp_path):
+    from tdiag.tracer.runtime_window import RuntimeWindow, WindowSpec
+
+    # a recompile storm after the window: no steady speed to time, and the wrappers go quiet instead of counting on
+    events: list[dict] = []
+    window = RuntimeWindow(events.append, WindowSpec(steps=2, settle=0, steady=3))
+    window.state = "steady"  # as the window leaves it once closed
+
+    def step():
+        pass
+
+    for _ in range(6):
+        window.on_compile({"type": "compile_start", "compile_id": "0/1"})
+        window._step_boundary(step)
+    (steady,) = events
+    assert steady["steps"] == 0 and steady["skipped"] == 4 and "kept coming" in steady["ended"]
 
 
 def test_a_program_ending_right_after_the_window_has_no_steady_time(tmp_path, session_env):
