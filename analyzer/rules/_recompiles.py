@@ -206,7 +206,7 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
         if len(causes) > 1:
             text += "; also: " + "; ".join(
                 f"{frame_label(c[0])} "
-                f"({user_words(primary_failure(c[0]).text, _qualname(c[0][0])) if c[0].failures else 'unknown guard'})"
+                f"({user_words(primary_failure(c[0]).text, _qualname(c[0])) if c[0].failures else 'unknown guard'})"
                 + (f" x{len(c)}" if len(c) > 1 else "")
                 for _, c in causes[1:]
             )
