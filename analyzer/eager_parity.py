@@ -10,12 +10,16 @@ come from what the capture saw:
   Dynamo does not guard on hooks (``torch._dynamo.config.skip_nnmodule_hook_guards``), the compiled model ignores it;
 - ``try: ... except KeyError`` (or IndexError, LookupError, AttributeError) inside a compiled function: Dynamo
   settles which branch runs when it traces and guards on no key's absence, so the graph of the ``except`` branch is
-  reused for inputs that have the key.
+  reused for inputs that have the key;
+- random ops (dropout, ``rand``, ``bernoulli``) in a graph Inductor compiled: Inductor draws its own random numbers,
+  not eager's, so a seeded program computes other values (``torch._inductor.config.fallback_random = True`` uses
+  eager's).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from tdiag.analyzer.eager_compare import _compiled_exit, events
@@ -23,6 +27,8 @@ from tdiag.analyzer.output_noise import EagerParity, eager_parity
 from tdiag.lean_dataclass import lean_dataclass
 
 SETTLED_EXCEPTIONS = {"KeyError", "IndexError", "LookupError", "AttributeError"}
+# ops of Dynamo's FX graph that draw random numbers (F.dropout, torch.rand*, bernoulli, multinomial, normal_)
+RANDOM_OPS = re.compile(r"\b(dropout|rand|randn|rand_like|randn_like|randint|bernoulli|multinomial|normal_|uniform_)\b")
 
 
 @lean_dataclass
@@ -94,3 +100,15 @@ def _names(node: ast.expr | None) -> set[str]:
     if isinstance(node, ast.Attribute):
         return {node.attr}
     return set()
+
+
+def random_inductor_graphs(analysis: Any) -> list[Any]:
+    """The graphs Inductor compiled (they have its output code) whose Dynamo graph draws random numbers."""
+    out = []
+    for g in analysis.graphs:
+        if g.status != "ok" or not g.output_code_refs or not g.graph_code_ref:
+            continue
+        code = analysis.code.get(g.graph_code_ref)
+        if isinstance(code, str) and RANDOM_OPS.search(code):
+            out.append(g)
+    return out

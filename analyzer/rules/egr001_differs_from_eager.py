@@ -34,6 +34,8 @@ from tdiag.analyzer.rules import Rule
 
 RULE = Rule("EGR001", "differs-from-eager", "error",
             "The program's compiled results differ from its results with torch.compile disabled")
+RANDOM_FIX = ("expected if any random stream will do; to get eager's numbers set "
+              "torch._inductor.config.fallback_random = True before compiling (slower random ops)")
 HOOK_FIX = ("register the hook before the model's first compiled call, or set "
             "torch._dynamo.config.skip_nnmodule_hook_guards = False before compiling (Dynamo then guards on hooks)")
 EXCEPT_FIX = ("test the key's presence instead of catching the error (`if \"{key}\" in {container}:`, or "
@@ -66,9 +68,15 @@ def check(ctx):
             function=settled.function))
     if findings:
         return findings
-    anchor = _entry(ctx)
-    if anchor is None:
-        return []
+    anchor = _entry(ctx)  # never None: a measured difference is always said
+    random = eager_parity.random_inductor_graphs(ctx.analysis)
+    if random:
+        names = ", ".join(sorted({g.code_name for g in random}))
+        return [RULE.finding(
+            message=f"compiled results differ from eager ({where}); the graphs Inductor compiled for {names} draw "
+            "random numbers (dropout, rand): Inductor generates its own, not eager's, so the seeded program "
+            "computes other values",
+            fix=RANDOM_FIX, **anchor)]
     return [RULE.finding(
         message=f"compiled results differ from eager: {where}; tdiag saw no cause it can name (run with "
         "TORCH_COMPILE_DISABLE=1 and bisect the compiled functions with torch.compiler.disable)",
@@ -85,8 +93,16 @@ def _except_fix(statement: str) -> str:
 
 
 def _entry(ctx):
-    """The first compiled function's first line: the finding needs a line of the user's."""
-    for g in ctx.analysis.graphs:
-        if g.path and g.line and g.path in ctx.analysis.sources:
+    """A line of the user's for the finding: the first compiled function's own first line where it is the user's,
+    else the user's line that called into compiled code (``torch.compile(nn.Sequential(...))``: its forward is
+    torch's), else the program's first line. A measured difference is never dropped for want of a line."""
+    analysis = ctx.analysis
+    for g in analysis.graphs:
+        if g.path and g.line and g.path in analysis.sources:
             return {"path": g.path, "line": g.line, "function": g.code_name}
-    return None
+    for g in analysis.graphs:
+        site, _ = ctx.graph_anchor(g)  # the rules' one anchor: the user's call into a library's compiled frame
+        if site is not None and site.path in analysis.sources:
+            return {"path": site.path, "line": site.line, "function": site.function}
+    script = next(iter(analysis.sources), None)
+    return {"path": script or "<program>", "line": 1, "function": None}

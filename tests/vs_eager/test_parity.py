@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from tdiag_testing import run_tdiag
 
 PROGRAMS = Path(__file__).parent / "parity_programs"
@@ -85,3 +86,24 @@ def test_an_except_keyerror_settled_at_compile_time_is_named_at_the_lookup(tmp_p
                            timeout=300) for extra in ({}, {"TORCH_COMPILE_DISABLE": "1"})]
     assert runs[0].stdout == runs[1].stdout == _plain("optional_key.py", session_env,
                                                       TORCH_COMPILE_DISABLE="1").stdout
+
+
+@pytest.mark.inductor
+def test_inductors_own_random_numbers_are_named_where_the_model_is_called(tmp_path, session_env):
+    """An nn.Sequential's forward is torch's code: the finding still lands on the user's line (the call), never
+    dropped; the cause is Inductor's RNG, and torch's switch for eager's numbers is the fix (checked plainly)."""
+    compiled, eager_stdout = _differs_from_eager("seeded_dropout.py", session_env)
+    out = tmp_path / "run"
+    proc = run_tdiag(["run", "--no-tui", "-q", "--vs-eager", "-o", str(out), str(PROGRAMS / "seeded_dropout.py")],
+                     session_env)
+    assert proc.returncode == 0 and proc.stdout == compiled.stdout, proc.stderr[-3000:]
+    (finding,) = [f for f in _findings(out, session_env) if f["code"] == "EGR001"]
+    call = "    loss = nn.functional.mse_loss(model(x), y)"
+    assert (finding["path"], finding["line"]) == ("seeded_dropout.py", _line_of("seeded_dropout.py", call))
+    assert "random numbers" in finding["message"] and "fallback_random = True" in finding["fix"]
+
+    fixed = tmp_path / "seeded_dropout_fixed.py"
+    fixed.write_text((PROGRAMS / "seeded_dropout.py").read_text().replace(
+        "model = torch.compile(model)", "torch._inductor.config.fallback_random = True\nmodel = torch.compile(model)"))
+    again = subprocess.run([sys.executable, str(fixed)], env=session_env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and again.stdout == eager_stdout, again.stderr[-2000:]
