@@ -2,8 +2,9 @@
 
 A round keeps a set that pays together whole. One patch of it may have changed nothing torch reports: its break
 still happens at the same statement (torch's ``capture_scalar_outputs`` hint for a numpy draw that still breaks,
-kept because the backward moved out of the step beside it paid). An expert would not apply a change that fixed
-nothing, so such a patch is found here (its every finding, the same rule at the same statement, in the patched
+kept because the backward moved out of the step beside it paid). A break that moved to another line of
+the same function (a break where none was before) stayed too. An expert would not apply a change
+that fixed nothing, so such a patch is found here (its every finding, the same rule at the same statement, in the patched
 run's record; a break stays while any break rule reports that statement) and the round verifies the set without it
 once (rounds.py): kept without it when that pays too.
 
@@ -38,16 +39,31 @@ def _same_kind(code: str, other: str) -> bool:
     return code == other or (code.startswith("BRK") and other.startswith("BRK"))
 
 
-def _stays(finding: Finding, edits: list[Edit], after: Analysis) -> bool:
+def _stays(finding: Finding, edits: list[Edit], after: Analysis, before: Analysis | None = None) -> bool:
     line = patched_line(finding.line, edits)
-    return line is not None and any(
-        _same_kind(f.code, finding.code) and f.path == finding.path and f.line == line for f in after.findings)
+    if line is not None and any(
+            _same_kind(f.code, finding.code) and f.path == finding.path and f.line == line for f in after.findings):
+        return True
+    return before is not None and _moved(finding, edits, after, before)
 
 
-def riders(kept: list[PlannedPatch], after: Analysis) -> list[PlannedPatch]:
-    """The structural patches of ``kept`` whose every finding the patched run (``after``) still reports there."""
+def _moved(finding: Finding, edits: list[Edit], after: Analysis, before: Analysis) -> bool:
+    """A graph break breaks the same function at a line where none broke before: the break moved rather than went
+    (torch's ``capture_dynamic_output_shape_ops`` for a ``bincount``, whose data-dependent size then breaks the next
+    line that uses it, in torch's other words: a break rule again, another GB id)."""
+    if not finding.code.startswith("BRK") or not finding.function:
+        return False
+    was = {patched_line(f.line, edits) for f in before.findings
+           if f.code.startswith("BRK") and f.path == finding.path}
+    return any(f.code.startswith("BRK") and f.path == finding.path and f.function == finding.function
+               and f.line not in was for f in after.findings)
+
+
+def riders(kept: list[PlannedPatch], after: Analysis, before: Analysis | None = None) -> list[PlannedPatch]:
+    """The structural patches of ``kept`` whose every finding the patched run (``after``) still reports there, or
+    reports moved within its function (``before``: the run the patches were planned on)."""
     edits_by_file: dict[str, list[Edit]] = {}
     for p in kept:
         edits_by_file.setdefault(p.path, []).extend(p.edits)
     return [p for p in kept if not is_step_time(p) and p.findings
-            and all(_stays(f, edits_by_file.get(f.path, []), after) for f in p.findings)]
+            and all(_stays(f, edits_by_file.get(f.path, []), after, before) for f in p.findings)]

@@ -242,9 +242,11 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
             c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
                         decisive=True, output=original_output())
             # every finding stayed: the counts cannot make it a fix, only a faster step can (more runs a side)
-            c.stayed = _every_finding_stayed(group, runs)
+            c.stayed = _every_finding_stayed(group, runs, state.runs[0][0])
             if c.stayed and (c.problems or not (c.before.step_times_s and c.after.step_times_s)):
                 decided = ""  # harm, or no step time to weigh: more runs cannot make it a fix
+            elif c.stayed:
+                decided = None  # only the step time can make it a fix: on ``repeat`` runs a side, never on one
             else:
                 decided = _decided_by_first_run(c, adds_graphs or bool(c.stayed), options.repeat)
             if decided is not None:
@@ -270,8 +272,8 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
                 c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
                             output=original_output())
                 c.remeasured = more
+            c.stayed = _every_finding_stayed(group, runs, state.runs[0][0])
         c.round = number
-        c.stayed = _every_finding_stayed(group, runs)
         this.attempts.append(c)
         return c, runs
 
@@ -284,7 +286,7 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
     if together.pays:
         for _, c, _ in alone:
             c.kept = None  # measured for --each: shown, not a choice
-        rode = riders(patches, runs[0][0])
+        rode = riders(patches, runs[0][0], state.runs[0][0])
         if rode and len(rode) < len(patches):
             rest = [p for p in patches if p not in rode]
             progress.expect(1)
@@ -329,13 +331,13 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
     return runs
 
 
-def _every_finding_stayed(group: list[PlannedPatch], runs: Runs) -> list[str]:
+def _every_finding_stayed(group: list[PlannedPatch], runs: Runs, before: Analysis | None = None) -> list[str]:
     """The findings of ``group``'s structural patches, where every one of those patches left its finding in the
     patched run (riders.py): "BRK002 at train.py:27". Empty when any structural patch removed its own."""
     structural = [p for p in group if not is_step_time(p) and p.findings]
     if not structural or runs[0][0] is None:
         return []
-    rode = riders(structural, runs[0][0])
+    rode = riders(structural, runs[0][0], before)
     if len(rode) < len(structural):
         return []
     return [f"{f.code} at {f.path}:{f.line}" for p in rode for f in p.findings]

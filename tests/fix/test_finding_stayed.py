@@ -80,3 +80,38 @@ def test_torchs_hint_that_only_lowers_the_counts_is_not_kept(tmp_path, session_e
     assert outcome["kept"] == [] and "not a fix" in outcome["why"], outcome
     assert f"its finding stayed ({stayed} still reported there)" in outcome["why"], outcome
     assert source.read_text() == original  # --apply wrote nothing
+
+
+BATCH3 = PROGRAMS.parent.parent / "blind_batch_3" / "programs"
+SHAPE_HINT = "torch._dynamo.config.capture_dynamic_output_shape_ops = True"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("git") is None, reason="the fix loop's git checks need git")
+def test_a_break_that_only_moves_to_the_next_line_is_not_a_fix(tmp_path, session_env):
+    """Blind batch 3's class_balanced_loss.py: class weights from `torch.bincount` inside the compiled step. torch
+    breaks at the bincount (a dynamic-shape operator) and hints capture_dynamic_output_shape_ops; with it, the break
+    moves to the cross_entropy that uses the data-dependent size. The oracle: torch's plain-run log with the hint set
+    by hand still breaks inside train_step, at another line. The first score kept the hint; now it is refused."""
+    program = BATCH3 / "class_balanced_loss.py"
+    original = program.read_text()
+    bincount = next(i for i, text in enumerate(original.splitlines(), 1) if "torch.bincount(" in text)
+    hinted = original.replace("import torch\n", f"import torch\n{SHAPE_HINT}\n", 1)
+    logs = {}
+    for name, text in (("original", original), ("hinted", hinted)):
+        (tmp_path / f"{name}.py").write_text(text)
+        run = subprocess.run([sys.executable, f"{name}.py"], cwd=tmp_path, capture_output=True, text=True,
+                             env={**session_env, "TORCH_LOGS": "graph_breaks"}, timeout=300)
+        assert run.returncode == 0, run.stderr[-2000:]
+        logs[name] = sorted({int(n) for n in re.findall(rf"Graph break in user code at \S*{name}\.py:(\d+)",
+                                                         run.stderr)})
+    assert logs["original"] == [bincount]
+    assert logs["hinted"] and bincount + 1 not in logs["hinted"]  # still a break, not at the (moved) bincount line
+
+    project = make_project(tmp_path / "tdiag", program, session_env)
+    _, listing = project.fix_json()
+    assert [p["codes"] for p in listing["patches"]] == [["BRK099"]] and SHAPE_HINT in listing["patches"][0]["patch"]
+    _, data = project.fix_json("--verify")
+    together = data["verification"][0]
+    assert together["stayed"] == [f"BRK099 at {program.name}:{bincount}"] and together["kept"] is False, together
+    assert data["kept"] == [] and "not a fix" in data["round_outcomes"][0]["why"]
