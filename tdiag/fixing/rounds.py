@@ -122,7 +122,7 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
     outputs: list[OutputBaseline] = []  # the original program's outputs, measured with its first baseline
 
     def baseline() -> Runs:
-        progress.expect(BASELINE_RUNS)
+        progress.expect(BASELINE_RUNS + options.parity)  # its runs, and the eager one
         runs = measure("before", {}, count=BASELINE_RUNS)
         outputs.append(_output_baseline(runs, measure, options, progress))
         result.output = outputs[0]
@@ -197,7 +197,6 @@ def _output_baseline(runs: Runs, measure, options, progress: Progress) -> Output
     seconds = max(r.wall_s for _, r in runs)
     progress.doing(f"running the unchanged program once with TORCH_COMPILE_DISABLE=1 to compare its results with "
                    f"eager (about {seconds:.0f} s, as long as a compiled run at most; --no-parity skips it)")
-    progress.expect(1)
     try:
         eager = measure("eager-parity", {}, {"TORCH_COMPILE_DISABLE": "1"}, count=1)
     except OutOfBudget as out:
