@@ -39,6 +39,8 @@ MIN_RUNS = 2  # the unchanged program's runs a band needs: one run has no spread
 
 @lean_dataclass
 class NumberBand:
+    """One printed number's values over the unchanged runs."""
+
     line: int  # 1-based line of the output (progress bars left out)
     name: str  # the word printed before it ("acc", "loss"), else its place on the line
     values: list[str]  # as printed, one per run
@@ -80,6 +82,8 @@ class NumberBand:
 
 @lean_dataclass
 class LineBand:
+    """One printed line over the unchanged runs: its text around the numbers, and each number's band."""
+
     line: int
     skeleton: str | None  # the text around the numbers; None: it varied run to run by itself
     numbers: list[NumberBand | None]  # None: a timing, never compared
@@ -103,6 +107,8 @@ class Band:
 
 @lean_dataclass
 class Judgement:
+    """Whether an output is the same as the band's runs, and what differed."""
+
     same: bool
     differences: list[str] = field(default_factory=list)  # "line 3: acc 0.131 (0.107..0.108 over 3 runs)"
     first_difference: str | None = None  # the first line that differs, as "line N: before -> after"

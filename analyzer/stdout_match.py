@@ -39,6 +39,8 @@ _PROGRESS = re.compile(r"\d+%\s*\||\|\s*\d+/\d+\s*\[|\d+/\d+\s*\[\d+:\d+|\[\d+:\
 
 @lean_dataclass
 class OutputMatch:
+    """Whether two outputs are the same, exactly or within the fixed tolerance, and which numbers differed."""
+
     identical: bool
     within_tolerance: bool  # not identical, but only numbers differ, each within the tolerance or a timing
     tolerance: float

@@ -51,9 +51,17 @@ class RuleContext:
 
     @cached_property
     def torch_warnings(self) -> list:
-        """torch's warnings of the run, each at the user's line (analyzer/torch_warnings.py): the stage's facts;
-        none outside the pipeline (an exported Analysis keeps their findings, not the warnings)."""
-        return self.facts.get("torch_warnings", []) if self.facts is not None else []
+        """torch's warnings of the run, each at the user's line (analyzer/torch_warnings.py): the stage's facts, else
+        read from the log; none without a log (an exported Analysis keeps their findings, not the warnings)."""
+        if self.facts is not None:
+            return self.facts.get("torch_warnings", [])
+        if self.log is None:
+            return []
+        from tdiag.analyzer.paths import PathMapper
+        from tdiag.analyzer.torch_warnings import read
+
+        header = self.log.header
+        return read(self.log, PathMapper(header.get("root"), header.get("tool_paths"), header.get("cwd")))
 
     @cached_property
     def frame_sites(self) -> dict[tuple, Site]:

@@ -65,7 +65,7 @@ CASES = [
          "backend_failed.py:13"),
     Case("constraint_violation.py", "torch.fx.experimental.symbolic_shapes.ConstraintViolationError",
          "specialized it to be a constant (8)", "CRS006", "if x.shape[0] == 8:",
-         "L['x'].size()[0] was marked dynamic (mark_dynamic) but the code specialised it to 8"),
+         "x.size()[0] was marked dynamic (mark_dynamic) but the code specialised it to 8"),  # as the user names x
     Case("fake_tensor_error.py", "torch._dynamo.exc.TorchRuntimeError", "RuntimeError when making fake tensor call",
          "CRS099", "return a @ b", "a and b must have same reduction dim"),
     # torch's own bug (valid code; eagerly it prints): the torch-bug finding, not CRS099's "fix what torch names"

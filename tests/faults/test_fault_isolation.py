@@ -21,7 +21,7 @@ from tdiag.analyzer.rules import RuleContext, applicable
 from tdiag import cli
 
 POOL = ["branch_and_sizes.py", "item_call.py", "print_call.py", "dtype_change.py", "recompile_limit.py",
-        "train_eval_flip.py", "mask_select.py"]
+        "train_eval_flip.py", "mask_select.py", "lru_cache_helper.py"]  # the last: torch warns (WRN)
 # Families no record of this pool can reach on a CPU-only single-process run (FAMILY_INPUTS): CUDA graphs, several
 # ranks, Inductor kernels, Inductor's compile caches (the pool compiles with backend="eager"). Their rules are never
 # run there, so they cannot fail there either (tests/compile_cache covers the CCH rules on Inductor records).

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from fixtures.analysis_factory import IMG_PAYLOAD, SCRIPT_PAYLOAD, hostile_analysis, hostile_many
+from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.model import Analysis
 from tdiag.reports.html import write_html
 from tdiag.reports.html.page import FULL_FINDINGS, build_page
@@ -189,7 +190,9 @@ def test_graph_tables_are_built_on_open(context, report_file) -> None:
     graph = analysis.graphs[0]
     page.wait_for_selector("#graph-0 details.guards")
     guards = page.eval_on_selector_all("#graph-0 details.guards tbody tr td:nth-child(2)", "els => els.map(e => e.textContent)")
-    assert guards == [g.text for g in graph.guards]
+    # every guard, in order, as the user's code names it (guard_words.user_words: `L['x']` -> `x`, issue 62)
+    assert guards == [user_words(g.text) for g in graph.guards]
+    assert not any("L[" in text or "G[" in text for text in guards)
     kernels = page.eval_on_selector_all("#graph-0 table.kernels tbody tr td:first-child > code", "els => els.map(e => e.textContent)")
     assert kernels == [k.name for k in graph.kernels]
     page.click("#graph-0 table.kernels details.code > summary")
