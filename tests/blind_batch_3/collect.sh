@@ -4,7 +4,7 @@
 # plain stdout, stdout under TORCH_COMPILE_DISABLE=1, and one run with
 # TORCH_LOGS=graph_breaks,recompiles + TORCH_TRACE + the counters wrapper (stderr kept).
 set -u
-PY=/work/main/.venv/bin/python
+PY=${PY:-python3}
 HERE=$(cd "$(dirname "$0")" && pwd)
 prog=$(realpath "$1"); out=$2
 mkdir -p "$out"; out=$(realpath "$out")
