@@ -38,10 +38,11 @@ def install(write: Callable[[dict[str, Any]], None], user_path: Callable[[str], 
             try:
                 compiled = _compiled_frames()
                 if compiled:
-                    frame = _user_frame(user_path)
+                    frame, direct = _user_frame(user_path)
                     write({"type": EVENT, "t": time.time(), "kind": name, "module": type(self).__name__,
                            "path": frame[0] if frame else None, "line": frame[1] if frame else None,
-                           "function": frame[2] if frame else None, "compiled_frames": compiled})
+                           "function": frame[2] if frame else None, "compiled_frames": compiled,
+                           "direct": direct})
             except Exception as exc:  # the program's registration stands; the record says what was not seen
                 failed("module hook watch", exc)
             return handle
@@ -68,11 +69,12 @@ def _compiled_frames() -> int:
     return int(counters["frames"].get("ok", 0))
 
 
-def _user_frame(user_path: Callable[[str], str | None]) -> tuple[str, int, str] | None:
-    frame = sys._getframe(2)
+def _user_frame(user_path: Callable[[str], str | None]) -> tuple[tuple[str, int, str] | None, bool]:
+    """(the nearest frame of the user's code, whether it called the registration itself rather than a library)."""
+    frame, direct = sys._getframe(2), True
     while frame is not None:
         path = user_path(frame.f_code.co_filename)
         if path is not None:
-            return path, frame.f_lineno, frame.f_code.co_name
-        frame = frame.f_back
-    return None
+            return (path, frame.f_lineno, frame.f_code.co_name), direct
+        frame, direct = frame.f_back, False
+    return None, False
