@@ -24,7 +24,15 @@ from __future__ import annotations
 
 from dataclasses import field
 
-from tdiag.analyzer.stdout_match import _NUMBER, DEFAULT_TOLERANCE, _close, _last_digit_unit, _names, _without_progress
+from tdiag.analyzer.stdout_match import (
+    _NUMBER,
+    DEFAULT_TOLERANCE,
+    _close,
+    _last_digit_unit,
+    _names,
+    _without_progress,
+    match,
+)
 from tdiag.lean_dataclass import lean_dataclass
 
 # A band is widened by twice its own spread on each side: a third run lands outside the range of two more often than
@@ -234,8 +242,6 @@ class OutputBaseline:
         if stdout in self.compiled_stdouts:
             return Judgement(True), "identical to an unchanged run"
         if isinstance(self.band, str):
-            from tdiag.analyzer.stdout_match import match
-
             m = match(self.first, stdout, tolerance or DEFAULT_TOLERANCE)
             return Judgement(m.same, m.number_differences), noise_words(self.band)
         verdict = judge(self.band, stdout, tolerance)
