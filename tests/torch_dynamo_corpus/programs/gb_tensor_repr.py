@@ -1,0 +1,15 @@
+# Source: graph-break registry entry GB0569 "repr() on tensor" (torch/_dynamo/graph_break_registry.json).
+# Exact torch test name not verified. A user formats a tensor into a string inside the compiled function.
+import torch
+
+
+@torch.compile(backend="eager")
+def describe(x):
+    y = x * 2
+    label = repr(y)
+    return y + 1, label
+
+
+for _ in range(3):
+    out, label = describe(torch.ones(2))
+print("out:", out.tolist(), "label:", label)
