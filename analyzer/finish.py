@@ -14,6 +14,7 @@ lint's and a record without such findings pays nothing.
 
 from __future__ import annotations
 
+from tdiag.analyzer.fix_status import mark_unverified
 from tdiag.analyzer.guard_words import user_names
 from tdiag.analyzer.model import Analysis, Finding, Suggestion
 from tdiag.analyzer.ranking import drop_contradictions, rank_key
@@ -45,6 +46,7 @@ def finish(analysis: Analysis, patches: bool = True) -> None:
             record_fault(analysis, "analysis", "the suggestions", exc)
     for f in findings:
         in_user_names(f)
+    mark_unverified(findings)  # a fix line is a candidate until `tdiag fix --verify` proves it (fix_status.py)
     findings.sort(key=rank_key)
 
 

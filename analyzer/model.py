@@ -348,6 +348,11 @@ class Finding:
     # per-block compilation's one extra compile): info, nothing to fix, ranked after every fixable finding, still
     # counted in the totals
     by_design: bool = False
+    # the fix line's standing (analyzer/fix_status.py): "unverified" (a candidate's words, not yet proved on this
+    # program), "verified" / "refused" (by the record's last `tdiag fix --verify`), None (nothing to verify: by
+    # design, expected, no fix); fix_verdict says what verification measured, or why it refused
+    fix_status: str | None = None
+    fix_verdict: str | None = None
 
     @property
     def family(self) -> str:

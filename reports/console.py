@@ -17,6 +17,7 @@ from tdiag.analyzer.crash import headline as crash_headline
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.reports.cost_format import cost_label, lower_bound_notes, runtime_detail_lines, runtime_line
 from tdiag.reports.site_text import shorten_site
+from tdiag.analyzer.fix_status import label as fix_label
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 MAX_ROWS = 15
@@ -208,7 +209,7 @@ def _wrapped(f: Finding, width: int) -> list[Segments]:
     """Message, then ``fix: ...`` dimmed, each wrapped between words (a word wider than the line keeps its line)."""
     wrap = textwrap.TextWrapper(width=max(width, 1), break_long_words=False, break_on_hyphens=False)
     lines = [[(line, "")] for line in wrap.wrap(f.message) or [""]]
-    return lines + [[(line, "dim")] for line in wrap.wrap("fix: " + f.fix)]
+    return lines + [[(line, "dim")] for line in wrap.wrap(fix_label("fix", f) + ": " + f.fix)]
 
 
 def _join(cells: list[str]) -> str:

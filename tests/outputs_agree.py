@@ -8,6 +8,8 @@ import io
 import json
 from pathlib import Path
 
+from tdiag.analyzer.fix_status import label as fix_label
+
 
 def _flat(text: str) -> str:
     return " ".join(text.split())
@@ -45,7 +47,7 @@ def disagreements(run_dir: Path, summary_text: str | None = None) -> list[str]:
     shown = [f for f in full.findings if f.severity != "info"][:MAX_ROWS]
     text = _flat(summary_text if summary_text is not None else rendered("console", summary))
     for f in shown:
-        for part in (f.message, "fix: " + f.fix):
+        for part in (f.message, fix_label("fix", f) + ": " + f.fix):
             if _flat(part) not in text:
                 problems.append(f"summary text {key(f)} lacks {part!r}")
 
@@ -64,7 +66,7 @@ def disagreements(run_dir: Path, summary_text: str | None = None) -> list[str]:
 
     page = rendered("html", full)
     for f in full.findings[:FULL_FINDINGS]:  # the server-rendered ones (the rest are the page's data rows)
-        for part in (f'<p class="msg">{escape(f.message)}</p>', f"<b>Fix:</b> {escape(f.fix)}</p>" if f.fix else ""):
+        for part in (f'<p class="msg">{escape(f.message)}</p>', f"<b>{escape(fix_label('Fix', f))}:</b> {escape(f.fix)}</p>" if f.fix else ""):
             if part not in page:
                 problems.append(f"html {key(f)} lacks {part!r}")
 
@@ -75,7 +77,7 @@ def disagreements(run_dir: Path, summary_text: str | None = None) -> list[str]:
         console = Console(width=10_000, record=True, file=io.StringIO())
         console.print(render_finding(f, full.sources))
         pane = _flat(console.export_text())
-        for part in (f.message, "Fix: " + f.fix if f.fix else ""):
+        for part in (f.message, fix_label("Fix", f) + ": " + f.fix if f.fix else ""):
             if _flat(part) not in pane:
                 problems.append(f"tui {key(f)} lacks {part!r}")
 

@@ -114,7 +114,7 @@ def guard_kinds(*kinds: str):
     return matches
 
 
-WORDS = ("frame", "subject", "kind", "guard", "dim", "dim_index", "values", "compiled_for", "value_fix")  # the fields of words(): a claiming rule's templates may name only these (checked at load)
+WORDS = ("frame", "subject", "kind", "guard", "dim", "dim_index", "values", "compiled_for", "catalogue_fix")  # the fields of words(): a claiming rule's templates may name only these (checked at load)
 
 
 def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
@@ -128,46 +128,55 @@ def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
         "dim_index": f.dim if f and f.dim is not None else 0,
         "values": f" (expected {f.expected}, got {f.actual})" if f and f.expected and f.actual else "",
         "compiled_for": f" (compiled for {f.expected})" if f and f.expected else "",
-        "value_fix": _value_fix(f),
+        "catalogue_fix": guard_fix(r, f),
     }
 
 
-def _value_fix(f: GuardFailure | None) -> str:
-    """A changing length is a container that grows (a list on the module filled each call): a tensor of its length
-    would not stop the guard; the container belongs outside the compiled code."""
-    owned = library_state(f, subject_name(f))
-    if owned is not None and owned.expected_once:
-        return ("nothing to fix: the optimizer's state is empty before its first step() and filled by it, so the "
-                "code that reads it compiles once more, then stays")
-    if f is not None and f.kind == "length":
-        return (f"keep the growing container out of the compiled function ({subject_name(f)} changes every call): "
-                "fill it after the call returns, or in a framework hook (Lightning: on_train_batch_end), or keep its "
-                "length constant")
+def guard_subject(f: GuardFailure | None) -> tuple[str, dict[str, object]]:
+    """What the guarded object is (the catalogue's subject kinds, catalogue/guards.toml) and the fields its words may
+    name, all in the user's names: this classifies the evidence; the words are the catalogue's."""
+    subject = subject_name(f)
+    fields: dict[str, object] = {}
+    owned = library_state(f, subject)
     if owned is not None:
-        return (f"`{owned.attribute}` is {owned.library or 'a library'}'s own state on `{owned.holder}`, changed "
-                f"by each call on `{owned.holder}` inside the compiled function: make that call after the "
-                f"compiled function returns (pass it the outputs), or put it in a small function of yours decorated "
-                "with @torch.compiler.disable (it then runs eagerly, once per call)")
+        fields.update(attribute=owned.attribute, holder=owned.holder, library=owned.library)
+        return ("optimizer_state" if owned.expected_once else "library_state"), fields
+    present = KEY_PRESENCE.search(f.text) if f is not None else None
+    if present is not None:
+        return "dict_key_presence", {"key": present["key"], "holder": user_words(present["holder"])}
     attribute = _module_attribute(f)
     if attribute is not None and re.fullmatch(r"-?\d+", f.expected or ""):
-        where = f" (at {f.path}:{f.line}: `{f.source.strip()}`)" if f.source and f.path and f.line else ""
-        return (f"`{attribute}` is an integer attribute of the module{where}: torch.compile compiles it in as a "
-                "constant, so each new value recompiles; let it be dynamic with "
-                "torch._dynamo.config.allow_unspec_int_on_nn_module = True (torch's hint), or keep it in a tensor "
-                "buffer updated in place")
+        at = f"{f.path}:{f.line}: `{f.source.strip()}`" if f.source and f.path and f.line else ""
+        return "module_int_attribute", {"attribute": attribute, "at": at}
     if f is not None and is_string_value(f.expected):
-        # a string is compiled in as a constant and can be neither a tensor nor dynamic: one graph per value
-        return (f"{subject_name(f)} is a string: each value compiles its own graph (a string can be neither a tensor "
-                "nor dynamic); if its values are few and known (task or mode names), let each compile once: raise "
-                "torch._dynamo.config.recompile_limit to their number; else compile only the code that does not "
-                f"depend on {subject_name(f)}")
+        return "string", fields
     branch = (f.source or "").strip() if f is not None else ""
     if branch.startswith(("if ", "elif ", "while ")) and f.path and f.line:
-        # the value decides a branch of the user's: as a tensor the branch would be data-dependent, a graph break
-        return (f"{subject_name(f)} decides `{branch}` ({f.path}:{f.line}), so each new value compiles again, and "
-                "as a tensor it would make that branch data-dependent (a graph break): keep it constant across "
-                "calls, e.g. give it its final value before the first call (a cache: size it for the largest input)")
-    return f"pass {subject_name(f)} as a tensor, or keep it constant across calls"
+        return "branch_decider", {"branch": branch, "branch_at": f"{f.path}:{f.line}"}
+    return "argument", fields
+
+
+# torch's guard on a dict key's presence: ``not ___dict_contains('mask', L['batch'])``
+KEY_PRESENCE = re.compile(r"___dict_contains\((?P<key>[^,()]+), (?P<holder>[^()]+?)\)")
+
+
+def guard_fix(r: Recompile | None, f: GuardFailure | None) -> str:
+    """The fix line of a recompile: the first candidate of the catalogue's entry for this guard kind and subject."""
+    from tdiag.analyzer import catalogue
+
+    kind, fields = guard_subject(f)
+    entry = catalogue.for_guard(f.kind if f else None, kind)
+    return entry.first.render(**{**dict.fromkeys(catalogue.FIELDS["guards"], ""), **_fields(r, f), **fields})
+
+
+def _fields(r: Recompile | None, f: GuardFailure | None) -> dict[str, object]:
+    return {
+        "subject": _module_attribute(f) or subject_name(f),
+        "frame": frame_label(r) if r is not None else "",
+        "kind": f.kind if f else "guard",
+        "dim_index": f.dim if f and f.dim is not None else 0,
+        "compiled_for": f" (compiled for {f.expected})" if f and f.expected else "",
+    }
 
 
 def recompile_check(rule, module):

@@ -8,11 +8,12 @@ Every graph break splits the compiled region and adds a Python round trip per ca
 Any construct Dynamo reports as a graph break (see the linked GB page for the exact cause).
 
 ## Use instead
-Follow torch's hint shown with the finding; the linked graph-break page lists the known workarounds.
+The fix tdiag's catalogue lists for the break type (analyzer/catalogue/breaks.toml, keyed on torch's GB id), else
+torch's own hint, quoted as torch's; the linked graph-break page lists the known workarounds.
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import words
+from tdiag.analyzer.rules._breaks import site_code, words
 
 from tdiag.lazy_regex import lazy_regex
 
@@ -43,9 +44,17 @@ def message(b) -> str:
 
 
 def fix(b) -> str:
-    opaque = _opaque_argument(b)
-    if opaque is not None and not b.hints:
-        return (f"Dynamo cannot put a `{opaque}` object into a graph: make this call before the compiled function "
-                "(where the object lives) and pass its result in as a tensor, or give the call only tensors and "
-                "Python numbers")
-    return words(b)["hint"]
+    """The first candidate of the catalogue's entry for this break type (catalogue/breaks.toml); without one,
+    torch's own hint, quoted as torch's."""
+    return catalogue_fix(b) or (f"torch's hint: {b.hints[0]}" if b.hints else words(b)["hint"])
+
+
+def catalogue_fix(b) -> str | None:
+    from tdiag.analyzer import catalogue
+
+    entry = catalogue.for_break(b.gb_id, site_code(b))
+    if entry is None:
+        return None
+    fields = {**dict.fromkeys(catalogue.FIELDS["breaks"], ""), **words(b), "call": site_code(b).strip(),
+              "opaque": _opaque_argument(b) or ""}
+    return entry.first.render(**fields)

@@ -27,5 +27,5 @@ from tdiag.analyzer.rules._recompiles import guard_kinds
 RULE = Rule("RCP001", "shape-recompile", "warning", "Recompiled because a tensor size changed",
             suggester="mark_dynamic", claims="recompiles", priority=10,
             message="{frame} recompiled: size of {subject}{dim} changed{values}",
-            fix="torch._dynamo.mark_dynamic({subject}, {dim_index}) before the call, or compile with dynamic=True")
+            fix="{catalogue_fix}")  # catalogue/guards.toml
 matches = guard_kinds("size", "stride", "rank")

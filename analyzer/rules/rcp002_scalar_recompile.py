@@ -22,5 +22,5 @@ from tdiag.analyzer.rules._recompiles import guard_kinds
 RULE = Rule("RCP002", "scalar-recompile", "warning", "Recompiled because a Python scalar changed",
             suggester="scalar_arg", claims="recompiles", priority=20,
             message="{frame} recompiled: Python value {subject} changed{compiled_for}",
-            fix="{value_fix}")
+            fix="{catalogue_fix}")  # catalogue/guards.toml
 matches = guard_kinds("value", "length")

@@ -21,5 +21,5 @@ from tdiag.analyzer.rules._recompiles import guard_kinds
 RULE = Rule("RCP004", "dtype-recompile", "warning", "Recompiled because a dtype or device changed",
             suggester="dtype_change", claims="recompiles", priority=40,
             message="{frame} recompiled: {kind} of {subject} changed{values}",
-            fix="cast {subject} to one dtype/device before the compiled call")
+            fix="{catalogue_fix}")  # catalogue/guards.toml
 matches = guard_kinds("dtype", "device")

@@ -24,29 +24,15 @@ grad too (an embedding or input projection in front of the blocks does that, as 
 """
 
 import dataclasses
-import re
 
-from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._recompiles import primary_failure, recompile_findings, words
 
 # Claims last: every recompile no other rule claims.
 RULE = Rule("RCP006", "guard-recompile", "warning", "Recompiled because a guard failed", claims="recompiles",
             priority=999, message="{frame} recompiled: guard failed: {guard}",
-            fix="keep the guarded property stable across calls")
+            fix="{catalogue_fix}")  # catalogue/guards.toml
 FALSE = ("0", "false", "False")
-# torch's guard on a dict key's presence: ``not ___dict_contains('mask', L['batch'])``
-KEY_PRESENCE = re.compile(r"___dict_contains\((?P<key>[^,()]+), (?P<holder>[^()]+?)\)")
-
-
-def fix(r, f) -> str:
-    present = KEY_PRESENCE.search(f.text) if f is not None else None
-    if present is None:
-        return RULE.fix.format(**words(r, f))
-    key, holder = present["key"], user_words(present["holder"])
-    return (f"the compiled code depends on whether {key} is in {holder}: one compile for each set of keys it sees "
-            f"(bounded by how many there are); for one graph, always pass {key} (a value that changes nothing where "
-            "it was absent, e.g. a mask of ones)")
 
 
 def matches(r, f) -> bool:
@@ -54,7 +40,8 @@ def matches(r, f) -> bool:
 
 
 def check(ctx):
-    findings = recompile_findings(ctx, RULE, lambda r, f: RULE.message.format(**words(r, f)), fix)
+    findings = recompile_findings(ctx, RULE, lambda r, f: RULE.message.format(**words(r, f)),
+                                  lambda r, f: RULE.fix.format(**words(r, f)))
     return [_per_block(ctx, f) if _is_per_block(ctx, f) else f for f in findings]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .strings import StringTable
+from tdiag.analyzer.fix_status import label as fix_label
 
 FIELDS = (
     "rank", "anchor", "code", "name", "family", "severity", "path", "line", "column", "end_column", "function",
@@ -44,6 +45,8 @@ def _row(v: Any, s: StringTable) -> list[Any]:
         "source": s(v.source_link.rsplit("-L", 1)[0]) if v.source_link else None,
         "message": f.message,
         "fix": s(f.fix),
+        "fix_label": s(fix_label("Fix", f)),  # "Fix (unverified)", "Fix (verified by ...: ...)" (fix_status.py)
+        "fix_status": s(f.fix_status),
         "reason": s(v.reason),
         "gb_id": s(f.gb_id),
         "gb_url": s(v.gb_url),  # already limited to http(s) by safe_url

@@ -45,6 +45,9 @@ def _environment() -> jinja2.Environment:
     from tdiag.analyzer.guard_words import user_words
 
     env.filters["user_words"] = user_words  # guard text with Dynamo's own names put as the user wrote them
+    from tdiag.analyzer.fix_status import label
+
+    env.globals["fix_label"] = label  # "Fix (unverified)": a fix line is a candidate until fix --verify proves it
     return env
 
 

@@ -19,6 +19,7 @@ from tdiag.analyzer.crash import headline as crash_headline
 from tdiag.analyzer.eager_compare import line as eager_line
 from tdiag.reports.lint.diagnostics import diagnostic_line, ordered, span
 from tdiag.reports.lint.footer import footer
+from tdiag.analyzer.fix_status import label as fix_label
 
 if TYPE_CHECKING:
     from tdiag.analyzer.model import Analysis, Finding
@@ -37,7 +38,7 @@ def _finding_block(analysis: Analysis, finding: Finding, options: LintOptions) -
     gutter = " " * _gutter_width(finding, options.context_lines)
     out.extend(snippet)
     if finding.fix:
-        out.append(f"{gutter} = help: {finding.fix}")
+        out.append(f"{gutter} = {fix_label('help', finding)}: {finding.fix}")
     if finding.occurrences > 1:
         ids = ", ".join(finding.compile_ids)
         out.append(f"{gutter} = note: {finding.occurrences} occurrences" + (f" (compile ids {ids})" if ids else ""))

@@ -8,6 +8,7 @@ from itertools import groupby
 from typing import TYPE_CHECKING
 
 from tdiag.reports.lint.diagnostics import display_column, ordered
+from tdiag.analyzer.fix_status import label as fix_label
 
 if TYPE_CHECKING:
     from tdiag.analyzer.model import Analysis
@@ -31,6 +32,6 @@ def render(analysis: Analysis, options: LintOptions) -> str:
                 suite, "testcase", name=f"org.tdiag.{f.code}", classname=classname, line=str(f.line), column=str(display_column(f))
             )
             failure = ET.SubElement(case, "failure", message=f.message, type=f.severity)
-            failure.text = f"line {f.line}, col {display_column(f)}, {f.message}" + (f"\nhelp: {f.fix}" if f.fix else "")
+            failure.text = f"line {f.line}, col {display_column(f)}, {f.message}" + (f"\n{fix_label('help', f)}: {f.fix}" if f.fix else "")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -23,7 +23,8 @@ def finding_record(analysis: Analysis, finding: Finding) -> dict[str, Any]:
         "location": {"row": finding.line, "column": start},
         "end_location": {"row": finding.line, "column": end},
         "function": finding.function,
-        "fix": {"message": finding.fix, "patch": patch} if finding.fix or patch else None,
+        "fix": {"message": finding.fix, "patch": patch, "status": finding.fix_status, "verdict": finding.fix_verdict}
+        if finding.fix or patch else None,
         "url": finding.gb_url,
         "occurrences": finding.occurrences,
         "compile_ids": list(finding.compile_ids),

@@ -18,6 +18,7 @@ from tdiag.analyzer.rules import get_rule
 from tdiag.reports.lint.diagnostics import SARIF_LEVELS, ordered, source_line, span
 
 import tdiag
+from tdiag.analyzer.fix_status import label as fix_label
 
 if TYPE_CHECKING:
     from tdiag.analyzer.model import Analysis, Finding
@@ -85,7 +86,7 @@ def _rule(code: str, findings: list[Finding]) -> dict[str, Any]:
 
 def _result(analysis: Analysis, finding: Finding, index: int, line_hash: str) -> dict[str, Any]:
     start, end = span(analysis, finding)
-    text = finding.message + (f"\nFix: {finding.fix}" if finding.fix else "")
+    text = finding.message + (f"\n{fix_label('Fix', finding)}: {finding.fix}" if finding.fix else "")
     result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": index,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tdiag.analyzer.ranking import rank_key
+from tdiag.analyzer.fix_status import label as fix_label
 
 if TYPE_CHECKING:
     from tdiag.analyzer.model import Analysis
@@ -32,7 +33,7 @@ def markdown_summary(analysis: Analysis, title: str = "tdiag lint", top: int = T
     if findings:
         out += ["| severity | code | location | message | fix |", "| --- | --- | --- | --- | --- |"]
         for f in findings[:top]:
-            out.append(f"| {f.severity} | `{f.code}` | `{f.path}:{f.line}` | {_cell(f.message)} | {_cell(f.fix)} |")
+            out.append(f"| {f.severity} | `{f.code}` | `{f.path}:{f.line}` | {_cell(f.message)} | {_cell(f.fix + fix_label('', f))} |")
         if len(findings) > top:
             out.append(f"\n…and {len(findings) - top} more: run `tdiag lint` locally for the full list.")
     else:

@@ -99,4 +99,7 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FunctionLoader(load), autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     env.filters["slug"] = lambda text: re.sub(r"[^A-Za-z0-9_.-]+", "-", text)  # "In [3]" is no fragment id
+    from tdiag.analyzer.fix_status import label
+
+    env.globals["fix_label"] = label
     return env

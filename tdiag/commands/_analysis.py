@@ -29,4 +29,7 @@ def load_analysis(record: str):
     # `tdiag fix --verify` keeps its result next to the record; every output shows it from the Analysis.
     record_dir = Path(record) if Path(record).is_dir() else Path(record).parent
     analysis.verification = load_verification(record_dir)
+    from tdiag.analyzer.fix_status import apply_verification
+
+    apply_verification(analysis, analysis.verification)  # each fix line verified, refused, or still unverified
     return analysis

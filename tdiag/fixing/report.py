@@ -11,6 +11,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tdiag.analyzer.fix_status import finding_key
 from tdiag.lean_dataclass import lean_dataclass
 
 if TYPE_CHECKING:
@@ -68,7 +69,9 @@ class FixReport:
             "record": self.record,
             "patches": [
                 {"id": p.id, "path": p.path, "codes": p.codes, "title": p.title, "patch": p.patch,
-                 "applied_together": p.applied, "held_back": p.held_back}
+                 "applied_together": p.applied, "held_back": p.held_back,
+                 # every finding it answers, as analyzer/fix_status.py reads them back onto the findings
+                 "findings": [finding_key(f) for f in p.findings] or [p.id]}
                 for p in self.patches
             ],
             "verification": [c.to_dict() for c in self.comparisons],

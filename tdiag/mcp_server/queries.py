@@ -107,7 +107,7 @@ def summary(analysis, record: str) -> dict[str, Any]:
     s = analysis.summary
     top = []
     for f in analysis.findings[:TOP_IN_SUMMARY]:
-        top.append({"code": f.code, "where": f"{f.path}:{f.line}", "message": f.message, "fix": f.fix,
+        top.append({"code": f.code, "where": f"{f.path}:{f.line}", "message": f.message, "fix": f.fix, "fix_status": f.fix_status,
                     "cost": jsonable(f.cost) if f.cost else None, "has_patch": bool(f.suggestion and
                                                                                     f.suggestion.patch)})
     runtime = s.runtime

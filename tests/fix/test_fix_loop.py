@@ -95,6 +95,38 @@ def test_verification_is_saved_next_to_the_record(train_verified, train):
     assert saved["verification"][0]["after"]["graphs"] == 1
 
 
+def _lint(project) -> tuple[dict, str]:
+    """The record's findings as lint's JSON and its full text, after the saved verification."""
+    import subprocess
+    import sys
+
+    def lint(*args):
+        return subprocess.run([sys.executable, "-m", "tdiag", "lint", str(project.record), *args], cwd=project.root,
+                              env=project.env, capture_output=True, text=True, timeout=300).stdout
+    return {f"{f['code']}@{f['filename']}:{f['location']['row']}": f for f in json.loads(lint("--format", "json"))}, lint()
+
+
+def test_a_fix_line_is_verified_once_its_patch_was_kept(train_verified, train):
+    """Before `fix --verify` every fix line asks for a change nobody measured: "unverified". After it, each finding
+    whose patch a round kept says "verified" with what the round measured, in lint's JSON and its text alike."""
+    _, data, _ = train_verified
+    kept = {key for p in data["kept"] for key in next(q["findings"] for q in data["patches"] if q["id"] == p["id"])}
+    assert {k.split("@")[0] for k in kept} >= {"BRK001", "BRK002", "RCP001"}
+    findings, text = _lint(train)
+    for key in kept:
+        assert findings[key]["fix"]["status"] == "verified", (key, findings[key]["fix"])
+        assert "graph breaks" in findings[key]["fix"]["verdict"] or "recompil" in findings[key]["fix"]["verdict"]
+    assert "= help (verified by `tdiag fix --verify`: " in text
+
+
+def test_a_fix_line_is_refused_when_its_patch_changed_the_exit_code(exit_changed):
+    project, _, _, data = exit_changed
+    [patch] = [p for p in data["patches"] if p["applied_together"]]
+    findings, _ = _lint(project)
+    [key] = patch["findings"][:1]
+    assert findings[key]["fix"]["status"] == "refused" and "exit code" in findings[key]["fix"]["verdict"]
+
+
 def test_select_and_ignore_pick_rule_codes(train):
     _, data = train.fix_json("--select", "BRK")
     assert {c for p in data["patches"] for c in p["codes"]} <= {"BRK001", "BRK002"} and data["patches"]

@@ -199,7 +199,7 @@ def test_converted_notebook_shows_findings_without_javascript(executed, workdir,
         view = page.locator(".tdiag-notebook").first
         assert view.is_visible()
         text = view.inner_text()
-        for expected in ("BRK001", "RCP001", f"In [{captured}]:3", "if y.sum() > 0:", "fix: compute both branches",
+        for expected in ("BRK001", "RCP001", f"In [{captured}]:3", "if y.sum() > 0:", "fix (unverified): compute both branches",
                          "out = cstep(torch.ones(16), 1.0)"):
             assert expected in text, expected
         assert page.locator(".tdiag-finding").count() >= 7

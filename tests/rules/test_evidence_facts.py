@@ -3,7 +3,7 @@ subject as the user names it. The texts are torch 2.13's own, from TORCH_LOGS=gr
 tests/shapes/programs (see that module's docstring)."""
 
 from tdiag.analyzer.model import GuardFailure
-from tdiag.analyzer.rules._recompiles import _value_fix, subject_name
+from tdiag.analyzer.rules._recompiles import guard_fix, subject_name
 from tdiag.analyzer.skipped_call import skipped_call
 from tdiag.analyzer.torch_text import parse_guard_failure
 
@@ -38,7 +38,7 @@ def test_guard_subjects_as_the_user_names_them():
     assert metric.expected == "0" and metric.source == "self._update_count += 1" and "nn.Module" in metric.hint
     assert subject_name(metric) == "val_metric._update_count"
     metric.path = "<site-packages>/torchmetrics/metric.py"
-    fix = _value_fix(metric)
+    fix = guard_fix(None, metric)
     assert "torchmetrics" in fix and "val_metric" in fix and "as a tensor" not in fix and "G['" not in fix
     ema = parse_guard_failure("0/1: (1.0 + ((-1)*decay)) == 0.75  # (fx/passes/_tensorify_python_scalars.py:429 in "
                               "_tensorify_impl)")
@@ -46,7 +46,7 @@ def test_guard_subjects_as_the_user_names_them():
     state = "len(G['opt'].state[list(dict.keys(G['opt'].state))[0]])"
     opt = GuardFailure("0/0", f"{state} == 0", "length", subject=state)
     assert subject_name(opt).startswith("opt.state")
-    assert _value_fix(opt).startswith("nothing to fix")
+    assert guard_fix(None, opt).startswith("nothing to fix")
 
 
 def test_a_local_carried_into_the_resume_function_is_the_breaks_consequence():

@@ -66,7 +66,7 @@ async def test_findings_sorted_by_cost_with_a_cost_column(measured):
         # what a break's cost leaves out of the saving is folded to one line (the Fix stays in view) until `c`
         assert "a lower bound (c: what the cost leaves out)" in detail
         assert "a lower bound on what removing the break saves" not in " ".join(detail.split())
-        assert detail.index("Fix: ") < detail.index("cost: ")
+        assert detail.index("Fix (unverified): ") < detail.index("cost: ")
         await pilot.press("c")
         await pilot.pause()
         detail = _text(screen.query_one("#finding-detail").rendered)

@@ -11,6 +11,7 @@ import io
 import re
 
 import pytest
+from tdiag.analyzer.fix_status import label as fix_label
 from tdiag.analyzer.model import Analysis, Finding, Summary
 from tdiag.reports.console import MIN_MESSAGE_WIDTH, print_summary
 from tdiag.reports.site_text import shorten_site
@@ -63,7 +64,7 @@ def test_summary_fits_the_width_and_keeps_every_word(width: int, terminal: bool)
     assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
     for f in FINDINGS:
         assert _words_in_order(lines, f.message), f.message
-        assert _words_in_order(lines, "fix: " + f.fix), f.fix
+        assert _words_in_order(lines, fix_label("fix", f) + ": " + f.fix), f.fix
     site_line = next(line for line in lines if "modeling_gpt2.py:1043:17" in line)
     assert "BRK005" in site_line and " 12" in site_line
 

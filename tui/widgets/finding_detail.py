@@ -11,6 +11,7 @@ from tdiag.reports.view import SOURCE_NOT_AVAILABLE, StackLine, finding_view
 from tdiag.tui.format import expected_actual, severity_text
 from tdiag.tui.widgets.rendered_pane import RenderedPane
 from tdiag.tui.widgets.snippet import SYNTAX_THEME, CachedSyntax, source_snippet
+from tdiag.analyzer.fix_status import label as fix_label
 
 CACHED_DETAILS = 256  # panes kept, so stepping back and forth over findings never rebuilds one
 
@@ -67,7 +68,7 @@ def render_finding(finding: Finding, sources: dict[str, str], caveats: bool = Tr
     where.append(f"  ×{finding.occurrences}", style="bold")
     parts.append(where)
     if finding.fix:  # right under the site: in an 80x24 terminal the pane shows ~8 lines, the Fix among them
-        parts.append(Text.assemble(("Fix: ", "bold green"), finding.fix))
+        parts.append(Text.assemble((fix_label("Fix", finding) + ": ", "bold green"), finding.fix))
     if view.cost:
         basis = "measured in the runtime window" if view.cost_basis == "measured" else "compile time over the run"
         parts.append(Text.assemble(("cost: ", "bold"), (view.cost, "bold"), (f"  {basis}", "dim")))

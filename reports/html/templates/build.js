@@ -126,7 +126,7 @@ window.tdiagBuild = (function () {
     }, [
       this.findingHeader(f),
       h("p", { class: "msg" }, [f.message]),
-      f.fix !== null ? h("p", { class: "fix" }, [h("b", null, ["Fix:"]), " " + s(f.fix)]) : null,
+      f.fix !== null ? h("p", { class: "fix" }, [h("b", null, [s(f.fix_label) + ":"]), " " + s(f.fix)]) : null,
       h("details", { class: "more" }, [h("summary", null, ["Details"])]),
     ]);
     return el;
