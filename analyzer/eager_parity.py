@@ -112,3 +112,20 @@ def random_inductor_graphs(analysis: Any) -> list[Any]:
         if isinstance(code, str) and RANDOM_OPS.search(code):
             out.append(g)
     return out
+
+
+# a graph computing in bfloat16 or float16: its readable code annotates tensors as bf16[...] / f16[...], or casts to them
+LOW_PRECISION = re.compile(r"\b(?:bf16|f16)\[|torch\.(?:bfloat16|float16|half)\b")
+
+
+def low_precision_inductor_graphs(analysis: Any) -> list[Any]:
+    """The graphs Inductor compiled that compute in bfloat16/float16: Inductor keeps a fused kernel's intermediates
+    in float32 where eager rounds every op's output to the low precision, so the printed results move."""
+    out = []
+    for g in analysis.graphs:
+        if g.status != "ok" or not g.output_code_refs or not g.graph_code_ref:
+            continue
+        code = analysis.code.get(g.graph_code_ref)
+        if isinstance(code, str) and LOW_PRECISION.search(code):
+            out.append(g)
+    return out

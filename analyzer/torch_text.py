@@ -177,6 +177,12 @@ def parse_guard_failure(item: str) -> GuardFailure:
 def classify_guard_expression(guard: str) -> tuple[str, str | None, str | None]:
     """Kind, subject and expected value of a failing guard expression such as ``k == 2`` or ``L['self'].training``."""
     g = guard.strip()
+    typed = _EXPECTED_TYPE.search(g)  # "expected type of 'b' to be a tensor type, ' but found <class 'int'>"
+    if typed:
+        return "type", typed["name"], None
+    if g.startswith("Duplicate tensors found"):  # the same tensor passed as two arguments: one graph for aliased inputs
+        names = re.findall(r'"(\w+)"', g)
+        return "aliasing", " and ".join(names) or None, None
     if "___check_obj_id" in g or "ID_MATCH" in g:
         return "identity", _first_arg(g), None
     if "___check_type_id" in g or "TYPE_MATCH" in g:
@@ -195,6 +201,9 @@ def classify_guard_expression(guard: str) -> tuple[str, str | None, str | None]:
         kind = "size" if re.search(r"\bs\d+\b|size\(|\.shape", m["subject"]) else "value"
         return kind, _expression_input(m["subject"].strip()), value
     return "other", None, None
+
+
+_EXPECTED_TYPE = re.compile(r"expected type of '(?P<name>[^']+)' to be")
 
 
 def _expression_input(subject: str) -> str:

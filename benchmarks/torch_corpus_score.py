@@ -63,7 +63,7 @@ def verdict(expected: dict, findings: list[dict], fix: dict | None) -> dict:
     gb = expected["id"].upper() if expected["id"].upper().startswith("GB") else None
     right_kind = [f for f in at_line if f["code"].startswith(families) and (gb is None or not f.get("gb_id")
                                                                              or f["gb_id"] == gb)]
-    nothing = expected["fix"] != "yes"
+    nothing = expected["fix"] not in ("yes", "hint")  # hint: torch's own hint is the user-level fix
     asks = [f for f in findings if f["severity"] != "info" and (f.get("fix") or {}).get("status") is not None]
     out = {"found": bool(right_kind), "first": bool(findings) and findings[0] in right_kind,
            "codes": [f"{f['code']}@{f['location']['row']}" for f in findings]}
@@ -100,7 +100,7 @@ def main() -> int:
                   f"verified={v.get('verified', '-')!s:5} {' '.join(v['codes'])[:80]}", flush=True)
     (args.out / "score.json").write_text(json.dumps(results, indent=1))
     found = sum(r["verdict"]["found"] for r in results)
-    fixable = [r for r in results if r["expected"]["fix"] == "yes" and r["verdict"]["found"]]
+    fixable = [r for r in results if r["expected"]["fix"] in ("yes", "hint") and r["verdict"]["found"]]
     verified = sum(bool(r["verdict"].get("verified")) for r in fixable)
     print(f"right finding (mechanical): {found}/{len(results)}; first finding the expected one: "
           f"{sum(r['verdict']['first'] for r in results)}/{len(results)}"

@@ -36,6 +36,7 @@ PATCH_KINDS = (
     "dynamic-shapes",  # mark_dynamic / mark_static / dynamic=
     "tensor-for-scalar",  # a tensor in place of a Python scalar that changes
     "move-out",  # move a call out of the compiled region (before or after it)
+    "move-in",  # make the object inside the compiled region (an iterator, a view) instead of passing it in
     "disable-function",  # torch.compiler.disable on the smallest user function
     "compile-regions",  # compile the parts around the cause instead of the whole
     "library-knob",  # a library's own option
@@ -80,13 +81,14 @@ class Entry:
 class BreakEntry(Entry):
     gb_ids: tuple[str, ...] = ()
     gb_type: str = ""  # torch's name of the break type, as its registry has it (checked by the tests)
-    site: str | None = None  # only where the user's line reads this way (a regex over the line's code)
+    site: str | None = None  # only where the user's line or torch's words for the break read this way (a regex)
 
 
 @lean_dataclass(frozen=True)
 class GuardEntry(Entry):
     guard_kinds: tuple[str, ...] = ()  # GuardFailure.kind values; empty: any
-    subject: str = "any"  # what the guarded object is (guard_subject.py's kinds)
+    subject: str = "any"  # what the guarded object is (rules/_recompiles.py's guard_subject kinds)
+    max_recompiles: int | None = None  # applies only while the cause recompiled at most this often (bounded)
 
 
 def _candidates(raw: list[dict]) -> tuple[Candidate, ...]:
@@ -133,12 +135,13 @@ def breaks() -> tuple[BreakEntry, ...]:
 @functools.lru_cache(maxsize=None)
 def guards() -> tuple[GuardEntry, ...]:
     return tuple(GuardEntry(e["id"], _candidates(e["candidates"]), e.get("why", ""), tuple(e.get("programs", ())),
-                            tuple(e.get("guard_kinds", ())), e.get("subject", "any"))
+                            tuple(e.get("guard_kinds", ())), e.get("subject", "any"), e.get("max_recompiles"))
                  for e in raw("guards")["guard"])
 
 
 def for_break(gb_id: str | None, code: str = "") -> BreakEntry | None:
-    """The entry for a break of this type (its GB id), where the user's line reads as the entry's ``site`` says."""
+    """The entry for a break of this type (its GB id), where ``code`` (the user's line, then torch's words for the
+    break) reads as the entry's ``site`` says."""
     import re
 
     if not gb_id:
@@ -149,10 +152,13 @@ def for_break(gb_id: str | None, code: str = "") -> BreakEntry | None:
     return None
 
 
-def for_guard(guard_kind: str | None, subject: str) -> GuardEntry:
-    """The entry for a failed guard of this kind on this kind of subject; the catalogue's last entry (any kind, any
+def for_guard(guard_kind: str | None, subject: str, recompiles: int | None = None) -> GuardEntry:
+    """The entry for a failed guard of this kind on this kind of subject, for a cause that recompiled
+    ``recompiles`` times (None: not known, so no bounded entry applies); the catalogue's last entry (any kind, any
     subject) always matches."""
     for entry in guards():
+        if entry.max_recompiles is not None and (recompiles is None or recompiles > entry.max_recompiles):
+            continue
         if (not entry.guard_kinds or guard_kind in entry.guard_kinds) and entry.subject in (subject, "any"):
             return entry
     raise LookupError(f"the guard catalogue has no entry for {guard_kind} on {subject} (its last entry must match any)")

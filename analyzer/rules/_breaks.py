@@ -163,6 +163,41 @@ def words(b: GraphBreak) -> dict[str, str]:
     }
 
 
+# torch's hints that are no fix for the user: "write Dynamo tracing rules", "report an issue", "a Dynamo bug"
+_NOT_A_FIX = ("write dynamo tracing rules", "report an issue", "please file", "likely to be a dynamo bug",
+              "file an issue")
+
+
+def torch_fix_hint(b: GraphBreak) -> str | None:
+    """torch's first hint for the break that asks the user for a change (not "report an issue to PyTorch")."""
+    return next((h for h in b.hints if not any(w in h.lower() for w in _NOT_A_FIX)), None)
+
+
+def catalogue_fix(b: GraphBreak) -> str | None:
+    """The first candidate of the fix catalogue's entry for this break type (catalogue/breaks.toml: torch's GB id,
+    and the user's line where the entry names one), in the user's names; None where the catalogue has none."""
+    from tdiag.analyzer import catalogue
+
+    entry = catalogue.for_break(b.gb_id, break_text(b))
+    if entry is None:
+        return None
+    fields = {**dict.fromkeys(catalogue.FIELDS["breaks"], ""), **words(b), "call": site_code(b).strip()}
+    return entry.first.render(**fields)
+
+
+def break_text(b: GraphBreak) -> str:
+    """What a catalogue entry's ``site`` reads: the user's line, then torch's words for the break."""
+    return "\n".join((site_code(b), b.reason or "", b.explanation or "", b.context or ""))
+
+
+def no_known_fix(b: GraphBreak) -> str:
+    """A break type neither the catalogue nor torch's hint has a fix for: the generic move, said as such."""
+    what = f"{b.gb_id} ({b.reason})" if b.gb_id else b.reason
+    return (f"tdiag's catalogue has no fix for {what} and torch's hint only asks to report it: move this line out of "
+            "the compiled function (before or after the call), or into a small function of yours decorated with "
+            "@torch.compiler.disable")
+
+
 def break_check(rule, module):
     """The check of a rule claiming breaks: its causes, worded by the module's functions or the rule's templates."""
     message = getattr(module, "message", None) or (lambda b: rule.message.format(**words(b)))

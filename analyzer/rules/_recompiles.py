@@ -132,7 +132,7 @@ def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
     }
 
 
-def guard_subject(f: GuardFailure | None) -> tuple[str, dict[str, object]]:
+def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None) -> tuple[str, dict[str, object]]:
     """What the guarded object is (the catalogue's subject kinds, catalogue/guards.toml) and the fields its words may
     name, all in the user's names: this classifies the evidence; the words are the catalogue's."""
     subject = subject_name(f)
@@ -153,20 +153,39 @@ def guard_subject(f: GuardFailure | None) -> tuple[str, dict[str, object]]:
     branch = (f.source or "").strip() if f is not None else ""
     if branch.startswith(("if ", "elif ", "while ")) and f.path and f.line:
         return "branch_decider", {"branch": branch, "branch_at": f"{f.path}:{f.line}"}
+    if f is not None and f.kind == "length" and _goes_down(compiled_for or []):
+        return "varying_length", fields  # a count that goes down too: items that vary per call, not a growing list
     return "argument", fields
+
+
+def _goes_down(values: list[str]) -> bool:
+    """The lengths the cause's compiles were made for (in order) go down somewhere: not a container that grows."""
+    try:
+        counts = [int(v) for v in values]
+    except (TypeError, ValueError):
+        return False
+    return any(b < a for a, b in zip(counts, counts[1:]))
 
 
 # torch's guard on a dict key's presence: ``not ___dict_contains('mask', L['batch'])``
 KEY_PRESENCE = re.compile(r"___dict_contains\((?P<key>[^,()]+), (?P<holder>[^()]+?)\)")
 
 
-def guard_fix(r: Recompile | None, f: GuardFailure | None) -> str:
+def guard_fix(r: Recompile | None, f: GuardFailure | None, recompiles: int | None = None) -> str:
     """The fix line of a recompile: the first candidate of the catalogue's entry for this guard kind and subject."""
+    return guard_candidate(r, f, recompiles)[1]
+
+
+def guard_candidate(r: Recompile | None, f: GuardFailure | None, recompiles: int | None = None,
+                    compiled_for: list[str] | None = None):
+    """The catalogue's first candidate for this guard kind and subject (a cause that recompiled ``recompiles``
+    times, its compiles made for the values ``compiled_for``), and its words in the user's names."""
     from tdiag.analyzer import catalogue
 
-    kind, fields = guard_subject(f)
-    entry = catalogue.for_guard(f.kind if f else None, kind)
-    return entry.first.render(**{**dict.fromkeys(catalogue.FIELDS["guards"], ""), **_fields(r, f), **fields})
+    kind, fields = guard_subject(f, compiled_for)
+    entry = catalogue.for_guard(f.kind if f else None, kind, recompiles)
+    words = {**dict.fromkeys(catalogue.FIELDS["guards"], ""), **_fields(r, f), **fields, "count": recompiles or ""}
+    return entry.first, entry.first.render(**words)
 
 
 def _fields(r: Recompile | None, f: GuardFailure | None) -> dict[str, object]:
@@ -223,10 +242,16 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
         if dynamic and not (failure and failure.hidden):  # automatic dynamic follows the logged cause, a size
             text += f"; Dynamo then made {', '.join(_plain_decision(d) for d in dynamic)}"
         frames = sorted({(r.path, r.line) for r in recompiles})
+        fix_text, bounded = fix(first, failure), False
+        if rule.fix == "{catalogue_fix}" and not (failure and failure.hidden):
+            # a property with a few states compiles once per state: the catalogue's bounded entries say so
+            values = [primary_failure(r).expected for r in cause if r.failures and primary_failure(r).expected]
+            candidate, fix_text = guard_candidate(first, failure, len(recompiles), values)
+            bounded = candidate.kind == "expected"
         findings.append(
             rule.finding(
                 message=text,
-                fix=fix(first, failure),
+                fix=fix_text,
                 path=path,
                 line=line,
                 column=site.column,
@@ -258,6 +283,8 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
                 if is_library_display(first.path) else None,
             )
         )
+        if bounded:  # torch's expected behaviour: info, nothing to fix, ranked after every fixable finding
+            findings[-1] = dataclasses.replace(findings[-1], severity="info", by_design=True, impact=0.1)
     return findings
 
 

@@ -26,7 +26,7 @@ fake (meta) implementation.
 import re
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import reason_text, words
+from tdiag.analyzer.rules._breaks import catalogue_fix, reason_text, words
 from tdiag.analyzer.skipped_call import skipped_call
 
 RULE = Rule("BRK005", "untraceable-call", "warning", "Call into code Dynamo cannot trace", suggester="untraceable_call",
@@ -93,7 +93,7 @@ def fix(b) -> str:
                 "before and after it), or use torch.profiler")
     skipped = skipped_call(b.reason, b.explanation, b.context)
     if skipped is None:
-        return RULE.fix
+        return catalogue_fix(b) or RULE.fix
     if skipped.name in CLOCKS:  # torch before 2.15 skips the clock as a C function; the advice is the clock's
         return (f"read the clock outside the compiled function: time the call from where you make it "
                 f"(`{skipped.name}()` before and after it), or use torch.profiler")

@@ -44,3 +44,21 @@ def message(b) -> str:
     if skipped is not None:
         w["reason"] = f"a call to `{skipped.name}`, which Dynamo does not trace: {skipped.why}"
     return RULE.message.format(**w)
+
+
+def fix(b) -> str:
+    """The fix of the break that made Dynamo skip the function, as the rule that words that kind of break would put
+    it (a skipped call's, the catalogue's for its type: catalogue/breaks.toml); else the rule's generic words."""
+    import dataclasses
+
+    from tdiag.analyzer.rules import claimants
+    from tdiag.analyzer.rules._breaks import catalogue_fix, words
+
+    root = dataclasses.replace(b, frame_skipped=False)
+    ordered = claimants("breaks")  # priority order: the last claims every break the others leave (torch's words)
+    for e in ordered[:-1]:
+        if e.rule.code == RULE.code or not e.module.matches(root):
+            continue
+        own = getattr(e.module, "fix", None)
+        return own(root) if own is not None else e.rule.fix.format(**words(root))
+    return catalogue_fix(root) or RULE.fix

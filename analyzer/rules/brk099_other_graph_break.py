@@ -13,7 +13,7 @@ torch's own hint, quoted as torch's; the linked graph-break page lists the known
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import site_code, words
+from tdiag.analyzer.rules._breaks import break_text, no_known_fix, site_code, torch_fix_hint, words
 
 from tdiag.lazy_regex import lazy_regex
 
@@ -45,16 +45,21 @@ def message(b) -> str:
 
 def fix(b) -> str:
     """The first candidate of the catalogue's entry for this break type (catalogue/breaks.toml); without one,
-    torch's own hint, quoted as torch's."""
-    return catalogue_fix(b) or (f"torch's hint: {b.hints[0]}" if b.hints else words(b)["hint"])
+    torch's own hint, quoted as torch's, where it asks for a change; else the generic move, said as such."""
+    catalogue = catalogue_fix(b, _opaque_argument(b))
+    if catalogue is not None:
+        return catalogue
+    hint = torch_fix_hint(b)
+    return f"torch's hint: {hint}" if hint else no_known_fix(b)
 
 
-def catalogue_fix(b) -> str | None:
+def catalogue_fix(b, opaque: str | None = None) -> str | None:
     from tdiag.analyzer import catalogue
+    from tdiag.analyzer.rules._breaks import catalogue_fix as entry_fix
 
-    entry = catalogue.for_break(b.gb_id, site_code(b))
-    if entry is None:
-        return None
+    if opaque is None:
+        return entry_fix(b)
+    entry = catalogue.for_break(b.gb_id, break_text(b))
     fields = {**dict.fromkeys(catalogue.FIELDS["breaks"], ""), **words(b), "call": site_code(b).strip(),
-              "opaque": _opaque_argument(b) or ""}
-    return entry.first.render(**fields)
+              "opaque": opaque}
+    return entry.first.render(**fields) if entry is not None else None

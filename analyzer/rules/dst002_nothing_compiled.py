@@ -27,6 +27,7 @@ bucket boundaries).
 For FSDP2, compile each block before sharding it (`model.layers[i] = torch.compile(block)`, then `fully_shard`).
 """
 
+import dataclasses
 from collections import defaultdict
 
 from tdiag.analyzer.distributed import FSDP2, compile_line, wrapper_breaks, wrapper_of
@@ -63,6 +64,7 @@ def check(ctx):
     per_rank = " on each rank" if len({g.rank for g in a.graphs}) > 1 else ""
     mine = list(dict.fromkeys(user_function_name(g.code_name) for g in a.graphs if not is_library_display(g.path)))
     hook_breaks = wrapper_breaks(a) if wrapper in (FSDP2, "FullyShardedDataParallel") else []
+    nothing_traced = bool(mine) and not a.breaks and not hook_breaks
     if mine and hook_breaks:
         b = hook_breaks[0]
         reason = (f"Dynamo started your function(s) {', '.join(mine)} but gave up on them: the call of an FSDP-sharded "
@@ -73,6 +75,13 @@ def check(ctx):
                "instead of the model around them: FSDP's hooks then run between compiled blocks")
     elif mine and _explained_by_breaks(a, mine):
         return []  # a break at the user's own line already says why (and is costed): one cause, one finding
+    elif mine and not a.breaks:
+        # no break at all: Dynamo traced the function and found no tensor operation ("No ops traced for the FX
+        # graph": torch skips such a frame, by design); there is no break to fix
+        reason = (f"Dynamo traced your function(s) {', '.join(mine)} and found no tensor operation to put in a graph "
+                  "(torch then skips the frame: there is nothing in it to compile)")
+        fix = ("nothing to fix if it does no tensor work; compile the function that does (the model's forward, the "
+               "training step) instead")
     elif mine:
         reason = (f"Dynamo started your function(s) {', '.join(mine)} but gave up on each before it held a graph "
                   "(the graph-break findings at their lines say why)")
@@ -89,7 +98,7 @@ def check(ctx):
     for g in a.graphs:
         if g.rank is not None:
             ranks[g.rank] += 1
-    return [
+    out = [
         RULE.finding(
             message=f"torch.compile compiled nothing: {started} frame(s) started{per_rank}, 0 graphs - the model ran "
             f"entirely eagerly. {reason}",
@@ -103,6 +112,9 @@ def check(ctx):
             graph_keys=sorted(g.key for g in a.graphs),
         )
     ]
+    if nothing_traced:  # torch's own skip of a frame with no tensor operation: info, nothing to fix
+        out = [dataclasses.replace(f, severity="info", by_design=True, impact=0.1) for f in out]
+    return out
 
 
 def ran_to_its_end(a) -> bool:

@@ -1,8 +1,9 @@
 """## What it does
 Compares what the program printed compiled with what it prints with torch.compile disabled (`tdiag run --vs-eager`
 runs it again with `TORCH_COMPILE_DISABLE=1`), within the program's own run-to-run spread, and reports results that
-differ. Where tdiag saw the cause it names it: a forward hook registered on a module after torch compiled code, or a
-`try`/`except KeyError` inside a compiled function.
+differ. Where tdiag saw the cause it names it: a forward hook registered on a module after torch compiled code, a
+`try`/`except KeyError` inside a compiled function, Inductor's own random numbers, or a graph Inductor computes in
+bfloat16/float16 (its fused kernels keep intermediates in float32: `torch._inductor.config.emulate_precision_casts`).
 
 ## Why is this bad?
 torch.compile must not change what a program computes, and torch reports nothing when it does. Dynamo does not
@@ -36,6 +37,9 @@ RULE = Rule("EGR001", "differs-from-eager", "error",
             "The program's compiled results differ from its results with torch.compile disabled")
 RANDOM_FIX = ("expected if any random stream will do; to get eager's numbers set "
               "torch._inductor.config.fallback_random = True before compiling (slower random ops)")
+PRECISION_FIX = ("to get eager's numbers set torch._inductor.config.emulate_precision_casts = True before compiling "
+                 "(Inductor then rounds intermediates to the low precision as eager does); expected otherwise: the "
+                 "compiled result is the more precise one")
 HOOK_FIX = ("register the hook before the model's first compiled call, or set "
             "torch._dynamo.config.skip_nnmodule_hook_guards = False before compiling (Dynamo then guards on hooks)")
 EXCEPT_FIX = ("test the key's presence instead of catching the error (`if \"{key}\" in {container}:`, or "
@@ -77,6 +81,14 @@ def check(ctx):
             "random numbers (dropout, rand): Inductor generates its own, not eager's, so the seeded program "
             "computes other values",
             fix=RANDOM_FIX, **anchor)]
+    low = eager_parity.low_precision_inductor_graphs(ctx.analysis)
+    if low:
+        names = ", ".join(sorted({g.code_name for g in low}))
+        return [RULE.finding(
+            message=f"compiled results differ from eager ({where}); the graphs Inductor compiled for {names} compute "
+            "in bfloat16/float16: Inductor keeps a fused kernel's intermediates in float32 where eager rounds each "
+            "op's output to the low precision",
+            fix=PRECISION_FIX, **anchor)]
     return [RULE.finding(
         message=f"compiled results differ from eager: {where}; tdiag saw no cause it can name (run with "
         "TORCH_COMPILE_DISABLE=1 and bisect the compiled functions with torch.compiler.disable)",

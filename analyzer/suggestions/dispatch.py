@@ -76,9 +76,25 @@ def attach_suggestions(findings: list[Finding], analysis: Analysis) -> None:
             if library is not None and library.fix is None:
                 library.fix = library_fix.fix_line(finding, library)  # the rule's own line may name code the user cannot edit
             finding.suggestion = library or rule_suggestion(finding, ctx)
+            _setting_the_fix_names(finding, ctx)
             if finding.suggestion.fix:
                 finding.fix = finding.suggestion.fix
             # a fix names only what exists where it is written: a name the user's file lacks becomes a placeholder
             source = analysis.sources.get(finding.path)
             finding.fix = in_scope.with_placeholders(finding.fix, source)
             finding.suggestion.title = in_scope.with_placeholders(finding.suggestion.title, source)
+
+
+def _setting_the_fix_names(finding: Finding, ctx: SuggestionContext) -> None:
+    """A break's fix line that is a torch setting (the catalogue's torch-setting candidate, torch's own hint: `allow_rnn
+    = True`) and no patch from its kind: the setting written after the file's imports, so `tdiag fix --verify` can
+    prove or refuse the very line the finding shows."""
+    from tdiag.analyzer.suggestions import generic
+
+    suggestion = finding.suggestion
+    if suggestion.patch is not None or finding.family != "BRK" or finding.by_design:
+        return
+    try:
+        generic.with_hinted_setting(suggestion, finding, ctx, [suggestion.fix or finding.fix or ""])
+    except Exception as bug:  # a patch that cannot be built costs only itself
+        record_fault(ctx.analysis, "suggester", "hinted_setting", bug)

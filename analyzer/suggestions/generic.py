@@ -19,11 +19,11 @@ def suggest(finding: Finding, ctx=None) -> Suggestion:
     suggestion = Suggestion(title=_title(finding.fix or finding.message),
                             why=rule_section(finding.code, "Why is this bad?"), alternatives=hints)
     if ctx is not None and finding.family == "BRK":
-        _with_hinted_setting(suggestion, finding, ctx, [finding.fix or "", *hints])
+        with_hinted_setting(suggestion, finding, ctx, [finding.fix or "", *hints])
     return suggestion
 
 
-def _with_hinted_setting(suggestion: Suggestion, finding: Finding, ctx, texts: list[str]) -> None:
+def with_hinted_setting(suggestion: Suggestion, finding: Finding, ctx, texts: list[str]) -> None:
     """The setting torch's hint names, as a patch after the file's imports (when the file does not set it yet)."""
     import libcst as cst
     from tdiag.analyzer.suggestions.helpers.context import NoPatch, after_imports, torch_alias
@@ -36,7 +36,7 @@ def _with_hinted_setting(suggestion: Suggestion, finding: Finding, ctx, texts: l
     except NoPatch as why_not:
         suggestion.patch_note = str(why_not)
         return
-    if f"_dynamo.config.{found['name']}" in tree.text:
+    if re.search(rf"^[^#\n]*_dynamo\.config\.{found['name']}\s*=", tree.text, re.M):  # set in code (not a comment)
         suggestion.patch_note = f"the file already sets torch._dynamo.config.{found['name']}"
         return
     line = f"{torch_alias(tree)}._dynamo.config.{found['name']} = {found['value']}\n"

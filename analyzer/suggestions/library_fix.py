@@ -396,6 +396,9 @@ def _unknown_break(finding: Finding, ctx: SuggestionContext, frame: Frame) -> Su
     logger = _LOGGER.search(ev.context or "")
     if logger is not None:
         return _ignore_logger(finding, ctx, place, logger["name"], logger["method"])
+    known = _catalogued(finding, ctx, ev)
+    if known is not None:
+        return known
     reason = f"{ev.reason} {ev.context or ''}".lower()
     lib = library_name(frame.path) or "the library"
     alternatives = [f"check the documented arguments of the {lib} call on this line: one that supplies what "
@@ -419,6 +422,24 @@ def _unknown_break(finding: Finding, ctx: SuggestionContext, frame: Frame) -> Su
         return suggestion
     regional.alternatives = [title[:1].lower() + title[1:], *alternatives]
     return regional
+
+
+def _catalogued(finding: Finding, ctx: SuggestionContext, ev: BreakEvidence) -> Suggestion | None:
+    """The fix catalogue's words for this break type (catalogue/breaks.toml, by torch's GB id) where it has an entry:
+    the break is in library code, but its type says what to change at the user's line (copy.deepcopy of tensors)."""
+    from tdiag.analyzer import catalogue
+
+    source = ctx.analysis.sources.get(finding.path) or ""
+    lines = source.splitlines()
+    code = lines[finding.line - 1].strip() if 0 < finding.line <= len(lines) else ""
+    entry = catalogue.for_break(finding.gb_id, "\n".join((code, ev.reason or "", getattr(ev, "explanation", "") or "",
+                                                          ev.context or "")))
+    if entry is None:
+        return None
+    fields = {**dict.fromkeys(catalogue.FIELDS["breaks"], ""), "reason": ev.reason, "call": code,
+              "function": finding.function or "function"}
+    words = entry.first.render(**fields)
+    return Suggestion(title=words[:1].upper() + words[1:], fix=words, why=entry.why)
 
 
 def _ignore_logger(finding: Finding, ctx: SuggestionContext, place: str, logger: str, method: str) -> Suggestion:

@@ -65,8 +65,8 @@ def plan_patches(analysis: Analysis, select: list[str] | None = None, ignore: li
     planned: dict[str, PlannedPatch] = {}
     for finding in analysis.findings:
         suggestion = finding.suggestion
-        if suggestion is None or not suggestion.patch:
-            continue
+        if suggestion is None or not suggestion.patch or finding.by_design:
+            continue  # torch's expected behaviour (a bounded recompile, a deliberate break): nothing to patch
         if select and not matches(finding.code, select):
             continue
         if ignore and matches(finding.code, ignore):
