@@ -26,6 +26,6 @@ from tdiag.analyzer.rules._recompiles import guard_kinds
 
 RULE = Rule("RCP001", "shape-recompile", "warning", "Recompiled because a tensor size changed",
             suggester="mark_dynamic", claims="recompiles", priority=10,
-            message="{frame} recompiled: size of {subject}{dim} changed{values}",
+            message="{frame} recompiled: {kind} of {subject}{dim} changed{values}",
             fix="{catalogue_fix}")  # catalogue/guards.toml
 matches = guard_kinds("size", "stride", "rank")

@@ -77,7 +77,8 @@ def attach_suggestions(findings: list[Finding], analysis: Analysis) -> None:
                 library.fix = library_fix.fix_line(finding, library)  # the rule's own line may name code the user cannot edit
             finding.suggestion = library or rule_suggestion(finding, ctx)
             _setting_the_fix_names(finding, ctx)
-            if finding.suggestion.fix:
+            # a rule's "nothing to fix" (by design: a bounded recompile) is not reworded by its kind's suggester
+            if finding.suggestion.fix and not (finding.by_design and library is None):
                 finding.fix = finding.suggestion.fix
             # a fix names only what exists where it is written: a name the user's file lacks becomes a placeholder
             source = analysis.sources.get(finding.path)
