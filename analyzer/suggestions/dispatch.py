@@ -93,9 +93,12 @@ def _setting_the_fix_names(finding: Finding, ctx: SuggestionContext) -> None:
     from tdiag.analyzer.suggestions import generic
 
     suggestion = finding.suggestion
+    line = suggestion.fix or finding.fix or ""
     if suggestion.patch is not None or finding.family != "BRK" or finding.by_design:
         return
+    if not line.startswith("torch's hint: ") or "failed" in (suggestion.patch_note or ""):
+        return  # only a fix line that is the setting (the catalogue's first candidate), never an "or set ..." aside
     try:
-        generic.with_hinted_setting(suggestion, finding, ctx, [suggestion.fix or finding.fix or ""])
+        generic.with_hinted_setting(suggestion, finding, ctx, [line])
     except Exception as bug:  # a patch that cannot be built costs only itself
         record_fault(ctx.analysis, "suggester", "hinted_setting", bug)

@@ -11,6 +11,7 @@ import io
 import pytest
 from fixtures import analysis_factory
 from rich.console import Console
+from tdiag.analyzer.fix_status import label as fix_label
 from tdiag.reports.cost_format import cost_label, cost_short
 from tdiag.reports.cost_heat import HEAT_LEVELS
 from tdiag.tui import make_app
@@ -66,7 +67,7 @@ async def test_findings_sorted_by_cost_with_a_cost_column(measured):
         # what a break's cost leaves out of the saving is folded to one line (the Fix stays in view) until `c`
         assert "a lower bound (c: what the cost leaves out)" in detail
         assert "a lower bound on what removing the break saves" not in " ".join(detail.split())
-        assert detail.index("Fix (unverified): ") < detail.index("cost: ")
+        assert detail.index(fix_label("Fix", hot_finding(measured)) + ": ") < detail.index("cost: ")
         await pilot.press("c")
         await pilot.pause()
         detail = _text(screen.query_one("#finding-detail").rendered)
