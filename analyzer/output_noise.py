@@ -65,12 +65,20 @@ class NumberBand:
     def varied(self) -> bool:
         return self.hi > self.lo
 
-    def admits(self, text: str, evidence: str = "same") -> bool:
+    def admits(self, text: str, evidence: str = "same", pooled: float | None = None, noisy: bool = False) -> bool:
         """``evidence="same"``: is ``text`` the same result (a patched run: within the band widened by
         ``NOISE_FACTOR`` times its spread, at least one unit of the last printed digit)? ``"differs"``: is it beyond
         reasonable doubt a different result (eager parity, an error finding: beyond the 99% prediction interval of
-        the runs seen, which two or three runs make wide)?"""
+        the runs seen, which two or three runs make wide)?
+        ``pooled``: the largest relative spread of the numbers printed under the same name (every epoch's "loss"
+        is one quantity's noise: two runs of one line under-estimate it, the lines together less so). ``noisy``:
+        the program's output varies by itself somewhere, so a number two runs happened to agree on is not exact
+        either: at least one unit of its last printed digit (a bit-identical program stays exact)."""
         value = float(text)
+        if evidence == "same" and (noisy or pooled):
+            spread = max(self.hi - self.lo, (pooled or 0.0) * max(abs(self.lo), abs(self.hi)))
+            margin = max(NOISE_FACTOR * spread, max(_last_digit_unit(v) for v in self.values))
+            return self.lo - margin <= value <= self.hi + margin
         if not self.varied:
             return value == self.lo
         values = [float(v) for v in self.values]
@@ -150,6 +158,7 @@ def judge(band: Band, stdout: str, tolerance: float = 0.0, evidence: str = "same
     last printed digit and that relative difference of any value the band saw (eager parity's floor). ``evidence``:
     NumberBand.admits's."""
     rows = _parse(stdout)
+    noisy, pooled = bool(band.varied), pooled_spreads(band)
     if len(rows) != len(band.lines):
         return Judgement(False, [f"{len(rows)} lines printed, {len(band.lines)} before"],
                          f"{len(rows)} lines printed, {len(band.lines)} before")
@@ -162,7 +171,7 @@ def judge(band: Band, stdout: str, tolerance: float = 0.0, evidence: str = "same
             out.differences.append(f"line {number}: the text changed")
         else:
             for expected, (text, _) in zip(line.numbers, numbers):
-                if expected is None or expected.admits(text, evidence):
+                if expected is None or expected.admits(text, evidence, pooled.get(expected.name), noisy):
                     continue
                 if tolerance > 0 and any(_close(v, text, tolerance) for v in expected.values):
                     continue
@@ -172,6 +181,17 @@ def judge(band: Band, stdout: str, tolerance: float = 0.0, evidence: str = "same
                 out.differences.append(f"line {number}: {expected.name} {text} ({spread})")
         if not out.same and out.first_difference is None:
             out.first_difference = out.differences[-1]
+    return out
+
+
+def pooled_spreads(band: Band) -> dict[str, float]:
+    """Per printed name, the largest relative spread of the numbers of that name that varied (each epoch's "loss"
+    line is one more sample of the same quantity's noise)."""
+    out: dict[str, float] = {}
+    for n in band.varied:
+        scale = max(abs(n.lo), abs(n.hi))
+        if scale > 0 and not n.name.startswith("number "):  # a name the program printed, not a place on the line
+            out[n.name] = max(out.get(n.name, 0.0), (n.hi - n.lo) / scale)
     return out
 
 

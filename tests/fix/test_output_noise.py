@@ -81,3 +81,40 @@ def test_fix_verify_keeps_a_patch_on_a_program_whose_output_varies_by_itself(tmp
     assert kept and all(i.startswith("BRK004@") for i in kept), data["round_outcomes"]
     first = data["verification"][0]
     assert first["before"]["runs"] >= 2 and first["output_judged"]
+
+
+# A bf16 ViT trained on an H100 (benchmarks/gpu_programs/vit_bf16_noisy.py, torch 2.11): seven unchanged runs of it,
+# as the GPU printed them (2026-12-07; two as `fix --verify`'s baseline, the rest plain, under `tdiag run`, and
+# eagerly). Two runs of one line under-estimate its noise; every epoch's loss is the same quantity's.
+GPU_BASELINE = [
+    "epoch 0 acc 0.390 loss 1.7041\nepoch 1 acc 0.570 loss 1.6404\nepoch 2 acc 0.571 loss 1.5285\n"
+    "epoch 3 acc 0.571 loss 1.4358\nstep ms 7.431\n",
+    "epoch 0 acc 0.390 loss 1.7044\nepoch 1 acc 0.570 loss 1.6401\nepoch 2 acc 0.571 loss 1.5289\n"
+    "epoch 3 acc 0.571 loss 1.4360\nstep ms 7.972\n",
+]
+GPU_LATER_RUNS = [
+    "epoch 0 acc 0.391 loss 1.7044\nepoch 1 acc 0.570 loss 1.6401\nepoch 2 acc 0.571 loss 1.5289\n"
+    "epoch 3 acc 0.571 loss 1.4360\nstep ms 11.823\n",
+    "epoch 0 acc 0.390 loss 1.7046\nepoch 1 acc 0.570 loss 1.6398\nepoch 2 acc 0.571 loss 1.5289\n"
+    "epoch 3 acc 0.571 loss 1.4359\nstep ms 7.341\n",
+    "epoch 0 acc 0.390 loss 1.7040\nepoch 1 acc 0.570 loss 1.6402\nepoch 2 acc 0.571 loss 1.5284\n"
+    "epoch 3 acc 0.571 loss 1.4356\nstep ms 7.690\n",
+]
+
+
+def test_a_gpu_programs_later_runs_are_within_its_noise_pooled_over_its_epochs():
+    """The band of two runs alone refuses the program's own later runs (acc 0.391 where both printed 0.390; loss
+    1.7046 beyond 1.7041..1.7044 widened by twice 3e-4): a noisy program's numbers that two runs agreed on get a
+    last-digit unit, and each loss line the largest relative spread of any loss line. A real change is still one."""
+    from tdiag.analyzer.output_noise import band_of, judge
+
+    band = band_of(GPU_BASELINE)
+    for later in GPU_LATER_RUNS:
+        verdict = judge(band, later)
+        assert verdict.same, verdict.differences
+    changed_acc = GPU_LATER_RUNS[0].replace("acc 0.391", "acc 0.420")
+    changed_loss = GPU_LATER_RUNS[1].replace("loss 1.5289", "loss 1.5389")
+    assert not judge(band, changed_acc).same and not judge(band, changed_loss).same
+    # a bit-identical program stays exact: its loss moved by 1e-4 is a change
+    exact = band_of(["loss 1.1065\n", "loss 1.1065\n"])
+    assert not judge(exact, "loss 1.1066\n").same
