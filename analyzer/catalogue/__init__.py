@@ -152,6 +152,11 @@ def for_break(gb_id: str | None, code: str = "") -> BreakEntry | None:
     return None
 
 
+def render_first(entry: Entry, section: str, **fields: Any) -> str:
+    """The entry's first candidate in words, every field of ``section`` a finding did not give left empty."""
+    return entry.first.render(**{**dict.fromkeys(FIELDS[section], ""), **fields})
+
+
 def for_guard(guard_kind: str | None, subject: str, recompiles: int | None = None) -> GuardEntry:
     """The entry for a failed guard of this kind on this kind of subject, for a cause that recompiled
     ``recompiles`` times (None: not known, so no bounded entry applies); the catalogue's last entry (any kind, any

@@ -173,7 +173,7 @@ def torch_fix_hint(b: GraphBreak) -> str | None:
     return next((h for h in b.hints if not any(w in h.lower() for w in _NOT_A_FIX)), None)
 
 
-def catalogue_fix(b: GraphBreak) -> str | None:
+def catalogue_fix(b: GraphBreak, **extra: str) -> str | None:
     """The first candidate of the fix catalogue's entry for this break type (catalogue/breaks.toml: torch's GB id,
     and the user's line where the entry names one), in the user's names; None where the catalogue has none."""
     from tdiag.analyzer import catalogue
@@ -181,8 +181,7 @@ def catalogue_fix(b: GraphBreak) -> str | None:
     entry = catalogue.for_break(b.gb_id, break_text(b))
     if entry is None:
         return None
-    fields = {**dict.fromkeys(catalogue.FIELDS["breaks"], ""), **words(b), "call": site_code(b).strip()}
-    return entry.first.render(**fields)
+    return catalogue.render_first(entry, "breaks", **words(b), call=site_code(b).strip(), **extra)
 
 
 def break_text(b: GraphBreak) -> str:

@@ -184,8 +184,7 @@ def guard_candidate(r: Recompile | None, f: GuardFailure | None, recompiles: int
 
     kind, fields = guard_subject(f, compiled_for)
     entry = catalogue.for_guard(f.kind if f else None, kind, recompiles)
-    words = {**dict.fromkeys(catalogue.FIELDS["guards"], ""), **_fields(r, f), **fields, "count": recompiles or ""}
-    return entry.first, entry.first.render(**words)
+    return entry.first, catalogue.render_first(entry, "guards", **{**_fields(r, f), **fields, "count": recompiles or ""})
 
 
 def _fields(r: Recompile | None, f: GuardFailure | None) -> dict[str, object]:

@@ -13,7 +13,7 @@ torch's own hint, quoted as torch's; the linked graph-break page lists the known
 """
 
 from tdiag.analyzer.rules import Rule
-from tdiag.analyzer.rules._breaks import break_text, no_known_fix, site_code, torch_fix_hint, words
+from tdiag.analyzer.rules._breaks import catalogue_fix, no_known_fix, torch_fix_hint, words
 
 from tdiag.lazy_regex import lazy_regex
 
@@ -46,20 +46,9 @@ def message(b) -> str:
 def fix(b) -> str:
     """The first candidate of the catalogue's entry for this break type (catalogue/breaks.toml); without one,
     torch's own hint, quoted as torch's, where it asks for a change; else the generic move, said as such."""
-    catalogue = catalogue_fix(b, _opaque_argument(b))
+    catalogue = catalogue_fix(b, opaque=_opaque_argument(b) or "")
     if catalogue is not None:
         return catalogue
     hint = torch_fix_hint(b)
     return f"torch's hint: {hint}" if hint else no_known_fix(b)
 
-
-def catalogue_fix(b, opaque: str | None = None) -> str | None:
-    from tdiag.analyzer import catalogue
-    from tdiag.analyzer.rules._breaks import catalogue_fix as entry_fix
-
-    if opaque is None:
-        return entry_fix(b)
-    entry = catalogue.for_break(b.gb_id, break_text(b))
-    fields = {**dict.fromkeys(catalogue.FIELDS["breaks"], ""), **words(b), "call": site_code(b).strip(),
-              "opaque": opaque}
-    return entry.first.render(**fields) if entry is not None else None

@@ -436,9 +436,7 @@ def _catalogued(finding: Finding, ctx: SuggestionContext, ev: BreakEvidence) -> 
                                                           ev.context or "")))
     if entry is None:
         return None
-    fields = {**dict.fromkeys(catalogue.FIELDS["breaks"], ""), "reason": ev.reason, "call": code,
-              "function": finding.function or "function"}
-    words = entry.first.render(**fields)
+    words = catalogue.render_first(entry, "breaks", reason=ev.reason, call=code, function=finding.function or "function")
     return Suggestion(title=words[:1].upper() + words[1:], fix=words, why=entry.why)
 
 
