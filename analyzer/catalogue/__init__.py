@@ -154,7 +154,12 @@ def for_break(gb_id: str | None, code: str = "") -> BreakEntry | None:
 
 def render_first(entry: Entry, section: str, **fields: Any) -> str:
     """The entry's first candidate in words, every field of ``section`` a finding did not give left empty."""
-    return entry.first.render(**{**dict.fromkeys(FIELDS[section], ""), **fields})
+    return render_candidate(entry.first, section, **fields)
+
+
+def render_candidate(candidate: Candidate, section: str, **fields: Any) -> str:
+    """One candidate in words, every field of ``section`` a finding did not give left empty."""
+    return candidate.render(**{**dict.fromkeys(FIELDS[section], ""), **fields})
 
 
 def for_guard(guard_kind: str | None, subject: str, recompiles: int | None = None) -> GuardEntry:

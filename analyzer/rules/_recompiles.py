@@ -144,15 +144,18 @@ def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None)
     present = KEY_PRESENCE.search(f.text) if f is not None else None
     if present is not None:
         return "dict_key_presence", {"key": present["key"], "holder": user_words(present["holder"])}
+    branch = (f.source or "").strip() if f is not None else ""
+    branch_fields = {"branch": branch, "branch_at": f"{f.path}:{f.line}"} if f is not None and f.path and f.line \
+        and branch.startswith(("if ", "elif ", "while ")) else None
     attribute = _module_attribute(f)
-    if attribute is not None and re.fullmatch(r"-?\d+", f.expected or ""):
+    if attribute is not None and re.fullmatch(r"-?\d+", f.expected or "") and not (
+            branch_fields and attribute.count(".") > 1):  # a submodule's cache size deciding its branch: a branch
         at = f"{f.path}:{f.line}: `{f.source.strip()}`" if f.source and f.path and f.line else ""
         return "module_int_attribute", {"attribute": attribute, "at": at}
     if f is not None and is_string_value(f.expected):
         return "string", fields
-    branch = (f.source or "").strip() if f is not None else ""
-    if branch.startswith(("if ", "elif ", "while ")) and f.path and f.line:
-        return "branch_decider", {"branch": branch, "branch_at": f"{f.path}:{f.line}"}
+    if branch_fields:
+        return "branch_decider", branch_fields
     if f is not None and f.kind == "length" and _goes_down(compiled_for or []):
         return "varying_length", fields  # a count that goes down too: items that vary per call, not a growing list
     return "argument", fields
@@ -313,10 +316,12 @@ def frame_label(r: Recompile) -> str:
 
 
 def _module_attribute(failure: GuardFailure | None) -> str | None:
-    """``self.calls`` for a guard on a plain attribute of the compiled module (``L['self'].calls``), as its forward
-    names it; None for anything else."""
-    m = re.fullmatch(r"(?:L\['self'\]|self)\.(\w+)", failure.subject or "") if failure is not None else None
-    return f"self.{m.group(1)}" if m else None
+    """``self.calls`` for a guard on a plain attribute of the compiled module (``L['self'].calls``) or of one of its
+    submodules (``self.norm.calls``), as its forward names it; None for anything else."""
+    m = re.fullmatch(r"(?:L\['self'\]|self)((?:\._modules\['\w+'\])*\.\w+)", failure.subject or "") \
+        if failure is not None else None
+    # a submodule's attribute as the forward names it: L['self']._modules['norm'].count -> self.norm.count
+    return "self" + re.sub(r"\._modules\['(\w+)'\]", r".\1", m.group(1)) if m else None
 
 
 def subject_name(failure: GuardFailure | None) -> str:

@@ -37,12 +37,11 @@ def rule_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     try:
         kind = patch_kind(None if name == "generic" else name)  # imported on first use: no syntax trees before
         try:
-            return resolve(kind.suggest)(finding, ctx)
+            suggestion = resolve(kind.suggest)(finding, ctx)
+            return suggestion if suggestion.patch is not None else _catalogued(finding, ctx, suggestion, None)
         except NoPatch as why_not:
             fallback = resolve(kind.fallback)(finding, ctx) if kind.fallback else _generic(finding, ctx)
-            if fallback.patch is None and not fallback.patch_note:
-                fallback.patch_note = str(why_not)
-            return fallback
+            return fallback if fallback.patch is not None else _catalogued(finding, ctx, fallback, why_not)
     except Exception as bug:  # a suggester's fault costs only its own patches, and every output says which failed
         record_fault(ctx.analysis, "suggester", name, bug)
         note = f"no patch: suggester {name} failed ({type(bug).__name__}: {bug})"
@@ -52,6 +51,19 @@ def rule_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion:
             fallback = Suggestion(title=finding.fix or finding.message)
         fallback.patch, fallback.patch_note = None, note
         return fallback
+
+
+def _catalogued(finding: Finding, ctx: SuggestionContext, words: Suggestion, why_not: NoPatch | None) -> Suggestion:
+    """The catalogue's candidate patch for the finding's break type where its rule's kind built none; else the
+    kind's words, with why no patch was built."""
+    from tdiag.analyzer.suggestions import catalogue_candidates
+
+    try:
+        return catalogue_candidates.suggest(finding, ctx)
+    except NoPatch:
+        if why_not is not None and not words.patch_note:
+            words.patch_note = str(why_not)
+        return words
 
 
 def _generic(finding: Finding, ctx: SuggestionContext) -> Suggestion:

@@ -38,6 +38,10 @@ PATCH_KINDS: dict[str, PatchKind] = {
     # CGR001: a host read torch names as the reason CUDA graphs were skipped, taken out of the compiled function
     "cudagraph_skip": PatchKind("tdiag.analyzer.suggestions.cudagraph_skip:suggest"),
     "dtype_change": PatchKind("tdiag.analyzer.suggestions.dtype_change:suggest"),
+    # the catalogue's move-out candidates: a call made before the compiled function and passed in, a class
+    # statement moved to module level (named by catalogue/breaks.toml's `builder`, tried by catalogue_candidates)
+    "hoist_definition": PatchKind("tdiag.analyzer.suggestions.helpers.hoist_definition:suggest"),
+    "hoist_to_caller": PatchKind("tdiag.analyzer.suggestions.helpers.hoist_to_caller:suggest"),
     "frame_skipped": PatchKind("tdiag.analyzer.suggestions.frame_skipped:suggest"),
     # RUN002: mode="reduce-overhead" on the step's compile; with CUDA graphs on, the optimizer's candidates
     "launch_bound": PatchKind("tdiag.analyzer.suggestions.launch_bound:suggest"),

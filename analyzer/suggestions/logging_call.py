@@ -25,7 +25,9 @@ WHY = (
     "a new graph after it. Logging from outside the compiled function (or only every N steps) keeps one graph."
 )
 REORDER_FLAG = "_dynamo.config.reorderable_logging_functions"
-_REPLAYABLE_KEYWORDS = frozenset({"sep", "end", "flush"})
+# The functions torch's hint offers to replay after the graph, and the keywords each replays as written (its test
+# test_reorderable_logging_functions: print, warnings.warn); a logger's methods take ignore_logger_methods instead.
+_REPLAYED = {"print": frozenset({"sep", "end", "flush"}), "warnings.warn": frozenset({"category", "stacklevel"})}
 _LOGGING_ROOTS = ("print", "logging", "logger", "log", "warnings", "LOGGER", "_logger", "_log")
 
 
@@ -79,41 +81,45 @@ def _in_place(finding: Finding, ctx: SuggestionContext, tree: SourceTree, statem
 
     if logger_switch.logger_method(tree, call) is not None:  # keep the call, let Dynamo skip it while tracing
         return logger_switch.suggest(finding, ctx, call)
-    if name != "print":
+    replayed = _REPLAYED.get(tree.qualified(call.func) or name)
+    if replayed is None:
         raise NoPatch(f"`{name}(...)` is not replayed by torch; move it out of the compiled function by hand")
-    return _replayed_print(tree, statement, call)
+    return _replayed_call(tree, statement, call, name, replayed)
 
 
-def _replayed_print(tree: SourceTree, statement: cst.SimpleStatementLine, call: cst.Call) -> Suggestion:
-    """``reorderable_logging_functions.add(print)`` after the file's ``import torch``: Dynamo records the print and
-    replays it after the graph, with the values the graph computed, so the output stays the same."""
+def _replayed_call(tree: SourceTree, statement: cst.SimpleStatementLine, call: cst.Call, name: str,
+                   keywords: frozenset[str]) -> Suggestion:
+    """``reorderable_logging_functions.add(print)`` (or ``warnings.warn``, as the file names it) after the file's
+    ``import torch``: Dynamo records the call and replays it after the graph, with the values the graph computed, so
+    the output stays the same."""
     for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value not in _REPLAYABLE_KEYWORDS:
-            raise NoPatch(f"print(..., {arg.keyword.value}=...) is not replayed as printed; move it out by hand")
+        if arg.keyword is not None and arg.keyword.value not in keywords:
+            raise NoPatch(f"{name}(..., {arg.keyword.value}=...) is not replayed as written; move it out by hand")
     function = tree.enclosing_function(statement)
     if function is None:
         raise NoPatch("the print is not inside a function")
     mutated = _mutated_names(tree, function, statement) & _names_in(call)
     if mutated:
-        # torch replays the print after the graph with the tensor's final value: an in-place change after the
+        # torch replays the call after the graph with the tensor's final value: an in-place change after the
         # print would show in the output (checked on torch 2.13: `print(y); y.add_(1)` prints the added value)
         raise NoPatch(f"`{', '.join(sorted(mutated))}` may change in place in the function, and a replayed print "
                       "would show the changed value; move the print after the call, on the returned value")
-    if REORDER_FLAG in tree.text:
-        raise NoPatch("the file already registers print in reorderable_logging_functions")
+    if any((dotted(node) or "").endswith(REORDER_FLAG) for node in tree.nodes(cst.Attribute)):
+        # in code only: a comment that names the setting registers nothing
+        raise NoPatch("the file already registers functions in reorderable_logging_functions")
     torch = torch_alias(tree)
-    flag = cst.parse_statement(f"{torch}.{REORDER_FLAG}.add(print)\n")
+    flag = cst.parse_statement(f"{torch}.{REORDER_FLAG}.add({name})\n")
     module = with_torch_import(tree, tree.module)
     body = list(module.body)
     at = next((i + 1 for i, stmt in enumerate(body) if imports_torch(stmt)), None)
     if at is None:
         raise NoPatch("no top-level `import torch` line to put the setting after")
     return Suggestion(
-        title="Let Dynamo replay `print(...)` after the graph (reorderable_logging_functions)",
-        why=WHY + " With print in torch._dynamo.config.reorderable_logging_functions, Dynamo keeps one graph and "
-        "prints the same text after it runs.",
+        title=f"Let Dynamo replay `{name}(...)` after the graph (reorderable_logging_functions)",
+        why=WHY + f" With {name} in torch._dynamo.config.reorderable_logging_functions, Dynamo keeps one graph and "
+        "makes the same call after it runs.",
         patch=patch_for(tree, module.with_changes(body=[*body[:at], flag, *body[at:]])),
-        alternatives=_alternatives("print"),
+        alternatives=_alternatives(name),
     )
 
 

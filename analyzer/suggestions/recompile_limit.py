@@ -15,6 +15,9 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     failures = [f for f in evidence_as(finding.evidence, RecompileLimitEvidence).failures if f]
     cause = user_words(Counter(failures).most_common(1)[0][0]) if failures else "guards that kept failing"
     frame = finding.function or "this function"
+    static = _static_compile(finding, ctx, failures, cause)
+    if static is not None:
+        return static
     return Suggestion(
         # the guard that kept failing is the cause: its own recompile finding (RCP001-RCP006) carries the fix
         fix=_fix(frame, failures, cause) if failures else None,
@@ -31,6 +34,36 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
             "only if the variants are few and intended: raise torch._dynamo.config.recompile_limit",
         ],
     )
+
+
+def _static_compile(finding: Finding, ctx: SuggestionContext, failures: list[str], cause: str) -> Suggestion | None:
+    """The limit hit on sizes or ints under ``dynamic=False``: that setting is the cause (automatic dynamic shapes
+    would make the changing value symbolic after one recompile), so dropping it is the fix and its patch."""
+    from tdiag.analyzer.suggestions.helpers.compile_dynamic import without_static
+    from tdiag.analyzer.suggestions.helpers.context import NoPatch
+
+    if not failures or not all(_SIZE_GUARD.search(f) or _INT_GUARD.search(user_words(f)) for f in failures):
+        return None
+    try:
+        _, patch = without_static(ctx, finding.function or "", finding.path, finding.line)
+    except NoPatch:
+        return None
+    frame = finding.function or "this function"
+    return Suggestion(
+        fix=(f"drop dynamic=False from the torch.compile of {frame}: then `{cause}` becomes symbolic after one "
+             "recompile (automatic dynamic shapes) instead of compiling once per value up to the limit"),
+        title=f"Compile {frame} without dynamic=False",
+        why=("dynamic=False keeps every size and int specialised, so each new value compiles again until "
+             "torch._dynamo.config.recompile_limit, and the function then runs eagerly. Without it, Dynamo compiles "
+             "once more with the changing value symbolic, and one graph serves every later value."),
+        patch=patch,
+        alternatives=["torch._dynamo.mark_dynamic on the tensor whose size changes, before the call",
+                      "keep the value constant, or bucket it to a few values"],
+    )
+
+
+_SIZE_GUARD = re.compile(r"size mismatch at index|\.size\(\)\[\d+\] ==")
+_INT_GUARD = re.compile(r"== -?\d+\s*$")
 
 
 def _fix(frame: str, failures: list[str], cause: str) -> str:

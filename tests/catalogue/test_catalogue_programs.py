@@ -32,22 +32,45 @@ def _leading_words(entry) -> str:
     return re.split(r"\{[{%]", entry.first.words, maxsplit=1)[0].strip()
 
 
+TDIAG = [sys.executable, "-m", "tdiag"]
+
+
 @pytest.fixture(scope="module")
-def lint_of(tmp_path_factory, session_env):
-    """One `tdiag run` + `tdiag lint --format json` per program, shared by the entries that name it."""
+def recorded_program(tmp_path_factory, session_env):
+    """One `tdiag run` per program, in a git repository of its own (`tdiag fix` patches only committed files),
+    shared by the entries that name it and by the builder tests."""
+    made: dict[str, Path] = {}
+
+    def get(program: str) -> Path:
+        if program not in made:
+            root = tmp_path_factory.mktemp(Path(program).stem)
+            shutil.copy(REPO / program, root / Path(program).name)
+            for git in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "i"]):
+                subprocess.run(["git", *git], cwd=root, check=True, capture_output=True)
+            run = subprocess.run([*TDIAG, "run", "--no-tui", "-q", "-o", "rec", Path(program).name], cwd=root,
+                                 env=session_env, capture_output=True, text=True, timeout=300)
+            assert (root / "rec" / "events.jsonl").exists(), run.stderr[-2000:]
+            made[program] = root
+        return made[program]
+
+    return get
+
+
+def _lint(root: Path, env: dict[str, str]) -> list[dict]:
+    lint = subprocess.run([*TDIAG, "lint", "rec", "--format", "json"], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=300)
+    return json.loads(lint.stdout)
+
+
+@pytest.fixture(scope="module")
+def lint_of(recorded_program, session_env):
+    """`tdiag lint --format json` of each program's run, before any `tdiag fix --verify` (which changes a fix
+    line's standing)."""
     made: dict[str, list[dict]] = {}
 
     def get(program: str) -> list[dict]:
         if program not in made:
-            root = tmp_path_factory.mktemp(Path(program).stem)
-            shutil.copy(REPO / program, root / Path(program).name)
-            tdiag = [sys.executable, "-m", "tdiag"]
-            run = subprocess.run([*tdiag, "run", "--no-tui", "-q", "-o", "rec", Path(program).name], cwd=root,
-                                 env=session_env, capture_output=True, text=True, timeout=300)
-            assert (root / "rec" / "events.jsonl").exists(), run.stderr[-2000:]
-            lint = subprocess.run([*tdiag, "lint", "rec", "--format", "json"], cwd=root, env=session_env,
-                                  capture_output=True, text=True, timeout=300)
-            made[program] = json.loads(lint.stdout)
+            made[program] = _lint(recorded_program(program), session_env)
         return made[program]
 
     return get
@@ -80,3 +103,40 @@ def test_the_finding_at_torchs_line_says_the_entrys_first_candidate(entry, progr
         assert saying[0]["severity"] == "info" and fix["status"] is None  # nothing to verify: torch's design
     elif not fix["message"].lower().startswith(("expected", "nothing to")):
         assert fix["status"] == "unverified"  # a candidate until `tdiag fix --verify` proves it here
+
+
+# The candidates the catalogue writes as patches (`builder`), on the corpus programs of their entries, and the
+# recompile-limit rule's dynamic=False patch: `tdiag fix --verify` keeps the patch, the finding says verified, and
+# torch's own account of the patched program (a plain run, no tdiag) no longer shows the cause, with the same stdout.
+BUILT = {
+    "gb_requires_grad_in_compiled": "GB0225",  # hoist_to_caller: the requires_grad leaf made by the caller
+    "gb_randn_generator": "GB0055",  # hoist_to_caller: the draw from the Generator made by the caller
+    "gb_class_in_compiled": "GB8977",  # hoist_definition: the class at module level
+    "gb_print_builtin": "GB0059",  # reorderable_logging_functions.add(print)
+    "gb_warnings_warn": "GB0007",  # reorderable_logging_functions.add(warnings.warn)
+    "guard_int_value_limit": None,  # dynamic=False dropped: no recompile limit
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUILT))
+def test_a_built_candidate_is_verified_and_torch_confirms_it(name, recorded_program, session_env, tmp_path):
+    from oracle import account
+
+    program = f"tests/torch_dynamo_corpus/programs/{name}.py"
+    root = recorded_program(program)
+    line = EXPECTED[name]["user_line"]
+    fix = subprocess.run([*TDIAG, "fix", "rec", "--verify", "--apply", "--repeat", "1", "--format", "json"],
+                         cwd=root, env=session_env, capture_output=True, text=True, timeout=600)
+    data = json.loads(fix.stdout)
+    assert data["applied"] and data["applied"]["files"] == [f"{name}.py"], (data.get("refused"), fix.stderr[-2000:])
+    standing = [(f["location"]["row"], f["fix"]["status"]) for f in _lint(root, session_env) if f.get("fix")]
+    assert (line, "verified") in standing, standing
+
+    truth = json.loads((CORPUS / "truth" / f"{name}.json").read_text())
+    patched = account(root / f"{name}.py", session_env, tmp_path / "trace")
+    assert patched.returncode == 0 and patched.stdout == truth["plain"]["stdout"], patched.stderr[-2000:]
+    if BUILT[name]:
+        assert not [b for b in patched.breaks if b["gb_id"].upper() == BUILT[name]], patched.breaks
+    else:
+        # before: one compile per value up to the limit (7 recompiles); after: the value symbolic at the first
+        assert len(truth["log_recompiles"]) >= 7 and len(patched.recompile_reasons) <= 1, patched.recompile_reasons

@@ -30,12 +30,15 @@ def test_each_named_patch_kind_is_registered_and_resolves(rule):
 
 
 def test_every_patch_kind_is_named_by_a_rule_and_every_suggest_or_fallback_function_is_registered():
-    """A module's ``fallback`` left out of the table would silently never run; a kind no rule names is dead."""
+    """A module's ``fallback`` left out of the table would silently never run; a kind that neither a rule nor a
+    catalogue candidate (its ``builder``) names is dead."""
     import importlib
 
+    from tdiag.analyzer import catalogue
     from tdiag.analyzer.suggestions.kinds import PATCH_KINDS
 
-    assert set(PATCH_KINDS) == {rule.suggester for rule in SUGGESTED}
+    built = {c.builder for e in catalogue.breaks() + catalogue.guards() for c in e.candidates if c.builder}
+    assert set(PATCH_KINDS) == {rule.suggester for rule in SUGGESTED} | built
     for name, kind in PATCH_KINDS.items():
         module = importlib.import_module(kind.suggest.partition(":")[0])
         if callable(getattr(module, "fallback", None)):
@@ -55,8 +58,8 @@ def test_running_the_rules_loads_no_suggestion_machinery():
 
 
 def test_suggestions_holds_suggesters_and_its_helpers_package_the_rest():
-    """analyzer/suggestions/ is the suggesters rules name (Rule.suggester), the generic one and library_fix (dispatch
-    asks them), the dispatch and the table of patch kinds; everything shared lives in suggestions/helpers."""
+    """analyzer/suggestions/ is the suggesters rules name (Rule.suggester), the generic one, library_fix and the
+    catalogue's candidates (dispatch asks them), the dispatch and the table of patch kinds; everything shared lives in suggestions/helpers."""
     import pkgutil
 
     import tdiag.analyzer.suggestions as suggestions
@@ -64,5 +67,5 @@ def test_suggestions_holds_suggesters_and_its_helpers_package_the_rest():
 
     named = {rule.suggester for rule in all_rules() if rule.suggester}
     top = {m.name for m in pkgutil.iter_modules(suggestions.__path__) if not m.ispkg}
-    assert top - named == {"dispatch", "generic", "kinds", "library_fix"}, top - named
+    assert top - named == {"catalogue_candidates", "dispatch", "generic", "kinds", "library_fix"}, top - named
     assert not named & {m.name for m in pkgutil.iter_modules(helpers.__path__)}

@@ -114,7 +114,7 @@ def test_a_growing_module_cache_is_named_as_the_user_names_it(rotary, code):
     assert "rope.cos_cached.size()[0] -> dynamic" in finding.message  # Dynamo's decision, on the user's attribute
     if code == "RCP002":
         assert "rope.max_seq_len_cached changed" in finding.message
-        assert finding.fix.startswith(f"rope.max_seq_len_cached decides `if seq_len > self.max_seq_len_cached:` "
+        assert finding.fix.startswith(f"self.rope.max_seq_len_cached decides `if seq_len > self.max_seq_len_cached:` "
                                       f"(rotary_cache.py:{_line(text, 'if seq_len > self.max_seq_len_cached:')})")
         assert "keep it constant across calls" in finding.fix and "pass rope.max_seq_len_cached as a tensor" not in finding.fix
 

@@ -65,6 +65,32 @@ def suggest(finding: Finding, ctx: SuggestionContext, name: str, frame: str, fra
     )
 
 
+def without_static(ctx: SuggestionContext, frame: str, frame_path: str, frame_line: int | None) -> tuple[SourceTree, str]:
+    """The file and patch that drop ``dynamic=False`` from the one torch.compile of ``frame``: Dynamo's automatic
+    dynamic shapes then make a size or int that changes symbolic after one recompile. NoPatch where the compile does
+    not pass ``dynamic=False`` or is not found once."""
+    tree = ctx.tree(frame_path)
+    func = tree.function_def(frame, frame_line)
+    if func is None:
+        raise NoPatch(f"no function {frame} at {frame_path}:{frame_line} in the recorded source")
+    found = _compiles_of(tree, func, tree)
+    if len(found) != 1:
+        raise NoPatch(f"{len(found)} torch.compile calls compile {frame}, not one")
+    node = found[0]
+    call = node.decorator if isinstance(node, cst.Decorator) else node
+    if not isinstance(call, cst.Call):
+        raise NoPatch(f"the torch.compile of {frame} passes no dynamic=False")
+    args = [a for a in call.args if not (a.keyword is not None and a.keyword.value == "dynamic"
+                                        and isinstance(a.value, cst.Name) and a.value.value == "False")]
+    if len(args) == len(call.args):
+        raise NoPatch(f"the torch.compile of {frame} passes no dynamic=False")
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    new_call = call.with_changes(args=args)
+    new = node.with_changes(decorator=new_call) if isinstance(node, cst.Decorator) else new_call
+    return tree, patch_for(tree, replace_nodes(tree.module, {node: new}))
+
+
 def _compiles_of(tree: SourceTree, func: cst.FunctionDef, func_tree: SourceTree) -> list[cst.CSTNode]:
     """The torch.compile decorators and calls in ``tree`` that compile ``func``: ``@torch.compile(...)`` on it,
     ``f = torch.compile(f, ...)``, and for a ``forward``, ``torch.compile(model)`` where ``model = Class(...)``."""

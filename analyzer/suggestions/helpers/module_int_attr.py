@@ -33,7 +33,7 @@ WHY = (
 
 def applies(finding: Finding) -> bool:
     ev = evidence_as(finding.evidence, RecompileEvidence)
-    return isinstance(finding.evidence, RecompileEvidence) and re.fullmatch(r"self\.\w+", ev.subject or "") is not None
+    return isinstance(finding.evidence, RecompileEvidence) and re.fullmatch(r"self(\.\w+)+", ev.subject or "") is not None
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
@@ -50,7 +50,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     at = _after_imports(body)
     module = tree.module.with_changes(body=[*body[:at], line, *body[at:]])
     patch = patch_for(tree, with_torch_import(tree, module))
-    attribute = ev.subject.split(".", 1)[1]
+    attribute = ev.subject.rsplit(".", 1)[1]  # a submodule's own name for it: self.norm.count -> count
     return Suggestion(
         title=f"Let the integer attribute `{attribute}` be dynamic (allow_unspec_int_on_nn_module)",
         why=WHY,

@@ -1,0 +1,51 @@
+"""A finding's catalogue candidates as patches. Where a break's rule builds no patch of its own kind, the candidates
+of the catalogue entry for the break's type (catalogue/breaks.toml, keyed on torch's GB id) that name a ``builder``
+are tried in the entry's order; the first that builds is the patch, and the finding's fix line is that candidate's
+words, so the line and the patch `tdiag fix --verify` proves are one answer."""
+
+from __future__ import annotations
+
+from tdiag.analyzer.evidence import BreakEvidence
+from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
+from tdiag.analyzer.suggestions.kinds import patch_kind, resolve
+
+
+def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    """The first catalogue candidate with a builder that builds; NoPatch with each builder's reason when none does
+    (or when the entry names no builder)."""
+    from tdiag.analyzer import catalogue
+
+    entry = _entry(finding, ctx)
+    if entry is None:
+        raise NoPatch("the fix catalogue has no entry for this break type")
+    refusals = []
+    for position, candidate in enumerate(entry.candidates):
+        if candidate.builder is None:
+            continue
+        try:
+            suggestion = resolve(patch_kind(candidate.builder).suggest)(finding, ctx)
+        except NoPatch as why_not:
+            refusals.append(str(why_not))
+            continue
+        if position:  # the first candidate's words are the finding's fix line already
+            suggestion.fix = catalogue.render_candidate(candidate, "breaks", call=_line(finding, ctx),
+                                                        function=finding.function or "function")
+        suggestion.why = suggestion.why or entry.why
+        return suggestion
+    raise NoPatch("; ".join(refusals) or "no candidate of the catalogue's entry can be written as a patch")
+
+
+def _entry(finding: Finding, ctx: SuggestionContext):
+    from tdiag.analyzer import catalogue
+
+    ev = finding.evidence
+    if finding.family != "BRK" or not isinstance(ev, BreakEvidence):
+        return None
+    return catalogue.for_break(finding.gb_id, "\n".join((_line(finding, ctx), ev.reason or "", ev.explanation or "",
+                                                         ev.context or "")))
+
+
+def _line(finding: Finding, ctx: SuggestionContext) -> str:
+    lines = (ctx.analysis.sources.get(finding.path) or "").splitlines()
+    return lines[finding.line - 1].strip() if 0 < finding.line <= len(lines) else ""
