@@ -42,6 +42,8 @@ PATCH_KINDS: dict[str, PatchKind] = {
     # statement moved to module level (named by catalogue/breaks.toml's `builder`, tried by catalogue_candidates)
     "hoist_definition": PatchKind("tdiag.analyzer.suggestions.helpers.hoist_definition:suggest"),
     "hoist_to_caller": PatchKind("tdiag.analyzer.suggestions.helpers.hoist_to_caller:suggest"),
+    # the catalogue's move-in candidate: the dict itself passed in, its view made inside
+    "pass_container": PatchKind("tdiag.analyzer.suggestions.helpers.pass_container:suggest"),
     "frame_skipped": PatchKind("tdiag.analyzer.suggestions.frame_skipped:suggest"),
     # RUN002: mode="reduce-overhead" on the step's compile; with CUDA graphs on, the optimizer's candidates
     "launch_bound": PatchKind("tdiag.analyzer.suggestions.launch_bound:suggest"),

@@ -112,6 +112,7 @@ BUILT = {
     "gb_requires_grad_in_compiled": "GB0225",  # hoist_to_caller: the requires_grad leaf made by the caller
     "gb_randn_generator": "GB0055",  # hoist_to_caller: the draw from the Generator made by the caller
     "gb_class_in_compiled": "GB8977",  # hoist_definition: the class at module level
+    "gb_dict_items_input": "GB0811",  # pass_container: the dict passed in, its .items() made inside
     "gb_print_builtin": "GB0059",  # reorderable_logging_functions.add(print)
     "gb_warnings_warn": "GB0007",  # reorderable_logging_functions.add(warnings.warn)
     "guard_int_value_limit": None,  # dynamic=False dropped: no recompile limit

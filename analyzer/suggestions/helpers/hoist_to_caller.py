@@ -43,7 +43,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     expression, name, remove = _what_moves(tree, statement, function)
     params = tree.params(function)
     _reads_only_parameters(tree, expression, function, statement, params)
-    callers = _calls_of(tree, function)
+    callers = calls_of(tree, function)
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
     for call in callers:
         value = _in_callers_names(expression, call, params)
@@ -128,7 +128,7 @@ def _reads_only_parameters(tree: SourceTree, expression: cst.BaseExpression, fun
         raise NoPatch(f"the call reads `{', '.join(unknown)}`, which the caller does not have")
 
 
-def _calls_of(tree: SourceTree, function: cst.FunctionDef) -> list[cst.Call]:
+def calls_of(tree: SourceTree, function: cst.FunctionDef) -> list[cst.Call]:
     """Every call of the function in the file (through its ``torch.compile`` too); NoPatch where it is used any
     other way (passed as a value: a caller this patch cannot see)."""
     name = function.name.value
