@@ -43,6 +43,9 @@ def user_names(text: str, frame: str | None = None) -> str:
     # self.rope.cos
     text = re.sub(r"\.__dict__\['_(?:modules|parameters|buffers)'\]\['([^']+)'\]", r".\1", text)
     text = re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", text)
+    # a variable a function closes over (make_adder's k, for the g it returns): no name the caller's code holds
+    text = re.sub(r"(?:\b[LG]\[['\"]([^'\"\]]+)['\"]\]|([\w.]+))\.__closure__\[\d+\]\.cell_contents",
+                  lambda m: f"the value {m.group(1) or m.group(2)} closes over", text)
     # a resume function's stack slots: a value computed before the graph break, named nowhere in the user's code
     text = re.sub(r"\b[LG]\[['\"]___stack\d+['\"]\]\.size\(\)\[(\d+)\]", rf"dim \1 of {CARRIED}", text)
     text = re.sub(r"\b[LG]\[['\"]___stack\d+['\"]\]", CARRIED, text)
@@ -81,7 +84,7 @@ def held_by_user(guard_text: str) -> bool:
     """Whether the guarded value has a name in the user's code (``x``, ``self.calls``, ``lr``), so that the guard
     may be quoted as code; False for a value only Dynamo holds (a stack slot, a nameless object)."""
     raw = guard_text or ""
-    return not (re.search(r"___stack\d+", raw) or _NAMELESS.search(raw) or _FILE_A_BUG.search(raw))
+    return not (re.search(r"___stack\d+|__closure__", raw) or _NAMELESS.search(raw) or _FILE_A_BUG.search(raw))
 
 
 def is_string_value(text: str | None) -> bool:

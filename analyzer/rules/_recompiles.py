@@ -154,6 +154,8 @@ def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None)
         return "module_int_attribute", {"attribute": attribute, "at": at}
     if f is not None and is_string_value(f.expected):
         return "string", fields
+    if f is not None and f.kind == "value" and (f.expected or "").strip() in ("True", "False"):
+        return "bool_flag", fields  # two values at most: one graph each
     if branch_fields:
         return "branch_decider", branch_fields
     if f is not None and f.kind == "length" and _goes_down(compiled_for or []):
@@ -180,13 +182,14 @@ def guard_fix(r: Recompile | None, f: GuardFailure | None, recompiles: int | Non
 
 
 def guard_candidate(r: Recompile | None, f: GuardFailure | None, recompiles: int | None = None,
-                    compiled_for: list[str] | None = None):
+                    compiled_for: list[str] | None = None, settled: bool = False):
     """The catalogue's first candidate for this guard kind and subject (a cause that recompiled ``recompiles``
-    times, its compiles made for the values ``compiled_for``), and its words in the user's names."""
+    times, its compiles made for the values ``compiled_for``, ``settled`` where Dynamo then made the value
+    dynamic), and its words in the user's names."""
     from tdiag.analyzer import catalogue
 
     kind, fields = guard_subject(f, compiled_for)
-    entry = catalogue.for_guard(f.kind if f else None, kind, recompiles)
+    entry = catalogue.for_guard(f.kind if f else None, kind, recompiles, settled)
     return entry.first, catalogue.render_first(entry, "guards", **{**_fields(r, f), **fields, "count": recompiles or ""})
 
 
@@ -248,7 +251,10 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
         if rule.fix == "{catalogue_fix}" and not (failure and failure.hidden):
             # a property with a few states compiles once per state: the catalogue's bounded entries say so
             values = [primary_failure(r).expected for r in cause if r.failures and primary_failure(r).expected]
-            candidate, fix_text = guard_candidate(first, failure, len(recompiles), values)
+            # automatic dynamic settled it: the value made dynamic after its one recompile (not after a limit)
+            settled = _made_dynamic(failure, dynamic) and not any(fr.hit_recompile_limit for fr in a.frames
+                                                if (fr.rank, fr.frame_id) in {(r.rank, r.frame_id) for r in recompiles})
+            candidate, fix_text = guard_candidate(first, failure, len(recompiles), values, settled)
             bounded = candidate.kind == "expected"
         findings.append(
             rule.finding(
@@ -291,6 +297,16 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
 
 
 OPTIMIZER_STATE = re.compile(r"(?P<owner>[\w'\[\]]*?)\.?state\[list\(dict\.keys\(")
+
+
+def _made_dynamic(failure: GuardFailure | None, decisions: list[str]) -> bool:
+    """Whether one of Dynamo's automatic-dynamic decisions after these recompiles concerns the guarded value itself
+    (``n -> dynamic`` for ``n == 0``, ``x.size()[0] -> dynamic`` for x's size), not another input of the frame."""
+    if failure is None or not failure.subject:
+        return False
+    subject = user_words(failure.subject)
+    made = [user_words(d).split(" -> ")[0] for d in decisions]
+    return any(m == subject or m.startswith((subject + ".", subject + "[")) for m in made)
 
 
 def _plain_decision(decision: str) -> str:
