@@ -69,7 +69,12 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         return library_state_fix.suggest(finding, ctx, owned)
     name, frame, frame_path, frame_line = _target(finding)
     if name is None or not frame:
-        raise NoPatch("the guarded value is not a named argument")
+        from tdiag.analyzer.suggestions.helpers import global_arg
+
+        try:  # a module global the function reads: an argument of the same name
+            return global_arg.suggest(finding, ctx)
+        except NoPatch as why_not:
+            raise NoPatch(f"the guarded value is not a named argument ({why_not})") from None
     params = frame_params(ctx, frame_path, frame, frame_line)
     if params is None or name not in params:
         raise NoPatch(f"`{name}` is not a parameter of {frame}: it is computed inside the compiled code")

@@ -106,7 +106,8 @@ def test_the_finding_at_torchs_line_says_the_entrys_first_candidate(entry, progr
 
 
 # The candidates the catalogue writes as patches (`builder`), on the corpus programs of their entries, and the
-# recompile-limit rule's dynamic=False patch: `tdiag fix --verify` keeps the patch, the finding says verified, and
+# recompile rules' patches (dynamic=False dropped at the limit, a global passed as an argument), with the break
+# torch no longer reports or the recompiles torch's account may still show: `tdiag fix --verify` keeps the patch, the finding says verified, and
 # torch's own account of the patched program (a plain run, no tdiag) no longer shows the cause, with the same stdout.
 BUILT = {
     "gb_requires_grad_in_compiled": "GB0225",  # hoist_to_caller: the requires_grad leaf made by the caller
@@ -115,8 +116,20 @@ BUILT = {
     "gb_dict_items_input": "GB0811",  # pass_container: the dict passed in, its .items() made inside
     "gb_print_builtin": "GB0059",  # reorderable_logging_functions.add(print)
     "gb_warnings_warn": "GB0007",  # reorderable_logging_functions.add(warnings.warn)
-    "guard_int_value_limit": None,  # dynamic=False dropped: no recompile limit
+    "guard_int_value_limit": 1,  # dynamic=False dropped: one recompile (the int made symbolic), no limit
+    "guard_global_value": 0,  # global_arg: the global passed as a tensor argument, no recompile
 }
+
+
+def _compiled_calls(path: Path) -> set[int]:
+    """The lines that call a function the program decorates with torch.compile."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    compiled = {f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+                and any("compile" in ast.unparse(d) for d in f.decorator_list)}
+    return {c.lineno for c in ast.walk(tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+            and c.func.id in compiled}
 
 
 @pytest.mark.parametrize("name", sorted(BUILT))
@@ -126,18 +139,22 @@ def test_a_built_candidate_is_verified_and_torch_confirms_it(name, recorded_prog
     program = f"tests/torch_dynamo_corpus/programs/{name}.py"
     root = recorded_program(program)
     line = EXPECTED[name]["user_line"]
-    fix = subprocess.run([*TDIAG, "fix", "rec", "--verify", "--apply", "--repeat", "1", "--format", "json"],
+    # --no-parity: eager parity is torch's plain account below (the truth's stdout equals eager's)
+    fix = subprocess.run([*TDIAG, "fix", "rec", "--verify", "--apply", "--repeat", "1", "--no-parity", "--format",
+                          "json"],
                          cwd=root, env=session_env, capture_output=True, text=True, timeout=600)
     data = json.loads(fix.stdout)
     assert data["applied"] and data["applied"]["files"] == [f"{name}.py"], (data.get("refused"), fix.stderr[-2000:])
     standing = [(f["location"]["row"], f["fix"]["status"]) for f in _lint(root, session_env) if f.get("fix")]
-    assert (line, "verified") in standing, standing
+    # the expert's line, or the call of the compiled function that recompiled (docs/blind-batches.md: "or the call
+    # site")
+    assert {(row, "verified") for row in {line, *_compiled_calls(REPO / program)}} & set(standing), standing
 
     truth = json.loads((CORPUS / "truth" / f"{name}.json").read_text())
     patched = account(root / f"{name}.py", session_env, tmp_path / "trace")
     assert patched.returncode == 0 and patched.stdout == truth["plain"]["stdout"], patched.stderr[-2000:]
-    if BUILT[name]:
+    if isinstance(BUILT[name], str):
         assert not [b for b in patched.breaks if b["gb_id"].upper() == BUILT[name]], patched.breaks
-    else:
-        # before: one compile per value up to the limit (7 recompiles); after: the value symbolic at the first
-        assert len(truth["log_recompiles"]) >= 7 and len(patched.recompile_reasons) <= 1, patched.recompile_reasons
+    else:  # before: one compile per value (3, or 7 up to the limit); after: at most BUILT[name]
+        assert len(truth["log_recompiles"]) >= 3 and len(patched.recompile_reasons) <= BUILT[name], \
+            patched.recompile_reasons
