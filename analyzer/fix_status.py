@@ -9,6 +9,7 @@ changed). A finding no round reached stays "unverified". ``label`` is the one pl
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tdiag.analyzer.model import Analysis, Finding
@@ -37,13 +38,24 @@ def apply_verification(analysis: Analysis, verification: dict[str, Any] | None) 
         ids = {p.get("id") for p in patches if key in (p.get("findings") or [p.get("id")])}
         if not ids:
             continue
+        # the patch measured, named where the fix line says another candidate (a torch setting from torch's hint
+        # beside the catalogue's torch-native words): what was verified is the patch, not the words
+        aside = "".join(f"; the patch: {p.get('title')}" for p in patches
+                        if p.get("id") in ids and p.get("title") and not _names_the_patch(f.fix, p["title"]))
         if ids & kept:
             measured = next((c for c in comparisons if c.get("kept") and ids & set(c.get("patches") or [])), None)
-            f.fix_status, f.fix_verdict = "verified", _measured(measured)
+            f.fix_status, f.fix_verdict = "verified", _measured(measured) + aside
             continue
         tried = [c for c in comparisons if ids & set(c.get("patches") or [])]
         if tried:
-            f.fix_status, f.fix_verdict = "refused", _why_refused(tried[-1], f)
+            f.fix_status, f.fix_verdict = "refused", _why_refused(tried[-1], f) + aside
+
+
+def _names_the_patch(fix: str, title: str) -> bool:
+    """Whether the fix line names what the patch changes: a dotted or snake_case name of its title
+    (``capture_scalar_outputs``, ``torch.where``) in the line; True where the title has none to compare."""
+    names = re.findall(r"[A-Za-z_]\w*(?:\.\w+)+|[A-Za-z]\w*_\w+", title)
+    return not names or any(n.split(".")[-1] in fix for n in names)
 
 
 def finding_key(f: Finding) -> str:

@@ -48,6 +48,8 @@ def user_names(text: str, frame: str | None = None) -> str:
                   lambda m: f"the value {m.group(1) or m.group(2)} closes over", text)
     # a resume function's stack slots: a value computed before the graph break, named nowhere in the user's code
     text = re.sub(r"\b[LG]\[['\"]___stack\d+['\"]\]\.size\(\)\[(\d+)\]", rf"dim \1 of {CARRIED}", text)
+    text = re.sub(r"\b[LG]\[['\"]___stack\d+['\"]\](?:\[\d+\])+", f"an item of {CARRIED}", text)
+    text = re.sub(r"\b___stack\d+(?:\[\d+\])+", f"an item of {CARRIED}", text)
     text = re.sub(r"\b[LG]\[['\"]___stack\d+['\"]\]", CARRIED, text)
     text = re.sub(r"'___stack\d+'", f"({CARRIED})", text)
     text = re.sub(r"___stack\d+", CARRIED, text)

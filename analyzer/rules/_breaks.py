@@ -96,7 +96,7 @@ def break_causes(breaks: list[GraphBreak]) -> list[Cause]:
     cascades = []
     late_skips = []
     for b in breaks:
-        if is_cascade(b):
+        if is_cascade(b) or _resume_artifact(b):
             cascades.append(b)
             continue
         if b.frame_skipped and b.library_frame is None:
@@ -126,6 +126,14 @@ def break_causes(breaks: list[GraphBreak]) -> list[Cause]:
         else:  # nothing caused it that torch logged: it is the cause
             causes.setdefault(cause_key(b), Cause()).breaks.append(b)
     return list(causes.values())
+
+
+def _resume_artifact(b: GraphBreak) -> bool:
+    """A break another break made: a tensor method "marked as skipped" (``Tensor.eq``), which Dynamo traces
+    everywhere but in the code it resumes after a break on the same line, where the method was bound before the
+    break (``target.eq(c.item())`` broken at ``.item()``; torch's account shows it in the resume function's compile).
+    Folded under the root break of its compile or line, where there is one; else it stands as its own cause."""
+    return b.gb_id == "GB0007" and re.search(r"qualname: Tensor\.\w+,", b.context or "") is not None
 
 
 def carried_across_break(r, break_sites: set) -> bool:
