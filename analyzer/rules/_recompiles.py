@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from tdiag.analyzer.evidence import RecompileEvidence
 from tdiag.analyzer.guard_words import is_string_value, user_names, user_words
@@ -153,7 +153,9 @@ def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None)
         at = f"{f.path}:{f.line}: `{f.source.strip()}`" if f.source and f.path and f.line else ""
         return "module_int_attribute", {"attribute": attribute, "at": at}
     if f is not None and is_string_value(f.expected):
-        return "string", fields
+        # a sentence, not a name: a new value on every call, so no limit covers it
+        words = f.expected.strip()[1:-1]
+        return ("free_text" if " " in words.strip() or len(words) > 40 else "string"), fields
     if f is not None and f.kind == "value" and (f.expected or "").strip() in ("True", "False"):
         return "bool_flag", fields  # two values at most: one graph each
     if branch_fields:
@@ -254,7 +256,10 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
             # automatic dynamic settled it: the value made dynamic after its one recompile (not after a limit)
             settled = _made_dynamic(failure, dynamic) and not any(fr.hit_recompile_limit for fr in a.frames
                                                 if (fr.rank, fr.frame_id) in {(r.rank, r.frame_id) for r in recompiles})
-            candidate, fix_text = guard_candidate(first, failure, len(recompiles), values, settled)
+            # settled counts per compiled function: two functions (a hook, a layer) each recompiling once for a
+            # new size, then dynamic, are as settled as one
+            count = max(Counter((r.rank, r.frame_id) for r in recompiles).values()) if settled else len(recompiles)
+            candidate, fix_text = guard_candidate(first, failure, count, values, settled)
             bounded = candidate.kind == "expected"
         findings.append(
             rule.finding(

@@ -19,6 +19,9 @@ WHY = (
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     from tdiag.analyzer.suggestions.helpers import disable_helper
 
+    regions = _compile_what_it_calls(finding, ctx)
+    if regions is not None:
+        return regions
     try:  # the break that made Dynamo skip the frame has a patch of its own: the frame then compiles whole
         return _inner_break_patch(finding, ctx)
     except NoPatch:
@@ -47,6 +50,36 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
             "compile a smaller function that does not contain the break",
             *ev.hints,
         ],
+    )
+
+
+def _compile_what_it_calls(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
+    """A loop Dynamo gave up on (a break inside it) whose function traced nothing, while the code it calls each step
+    compiled on its own (a decode or search loop compiled whole: its Python bookkeeping breaks, the model it calls
+    is compiled as its own frame): the fix is to compile the model, not the loop (torch's "compile regions")."""
+    from tdiag.analyzer.paths import user_function_name
+
+    ev = evidence_as(finding.evidence, BreakEvidence)
+    function = finding.function
+    if not function or not any(c.get("gb_id") == "GB7000" for c in ev.chain):
+        return None
+    graphs = ctx.analysis.graphs
+    own = [g for g in graphs if user_function_name(g.code_name) == function]
+    called = sorted({user_function_name(g.code_name) for g in graphs
+                     if user_function_name(g.code_name) != function and g.op_count > 0})
+    if not called or any(g.op_count > 0 for g in own):
+        return None
+    names = ", ".join(f"`{c}`" for c in called)
+    return Suggestion(
+        title=f"Compile what {function} calls each step, not its loop",
+        fix=(f"compile the model {function} calls, not the loop: remove torch.compile from {function} (its loop "
+             f"runs eagerly anyway) and compile the module whose {names} it calls each step "
+             f"(`model = torch.compile(model)`); Dynamo already compiled {names} on its own"),
+        why=(f"Dynamo gave up on {function} at a graph break inside its loop, so none of it is compiled, while "
+             f"{names}, which it calls each step, compiled as its own frame: the loop's Python bookkeeping (lists, "
+             ".item() scores, sorting) is what breaks, and the model is where the time goes."),
+        alternatives=["remove the break in the loop (see the message), so the loop compiles whole",
+                      *ev.hints],
     )
 
 

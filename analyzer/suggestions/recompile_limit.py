@@ -77,6 +77,10 @@ def _fix(frame: str, failures: list[str], cause: str) -> str:
         return f"fix what recompiles {frame}, not the limit: {said} failed (its RCP finding names the change)"
     subject = sides.pop()
     if all(is_string_value(right) for _, right in split):
+        if any(" " in right.strip()[1:-1].strip() or len(right) > 42 for _, right in split):
+            from tdiag.analyzer import catalogue  # free text: the catalogue's words (guards.toml, free_text)
+
+            return catalogue.render_first(catalogue.for_guard("value", "free_text"), "guards", subject=f"`{subject}`")
         return (f"`{subject}` took a new string value on every call, one graph per value by nature: with few known "
                 "values, raise torch._dynamo.config.recompile_limit to their number; else compile only the code that "
                 f"does not depend on `{subject}`")
