@@ -30,6 +30,8 @@ before compiling, which guards on them); test a key's presence with `if "user_ag
 `batch.get("user_age")`, which Dynamo guards on.
 """
 
+import re
+
 from tdiag.analyzer import eager_parity
 from tdiag.analyzer.rules import Rule
 
@@ -89,11 +91,25 @@ def check(ctx):
             "in bfloat16/float16: Inductor keeps a fused kernel's intermediates in float32 where eager rounds each "
             "op's output to the low precision",
             fix=PRECISION_FIX, **anchor)]
+    first = re.match(r"line (\d+)\b", where or "")
+    if first is not None and int(first.group(1)) > 1:
+        # the lines before agree: no wrong branch or missing call, numbers that drifted apart as the run went on
+        return [RULE.finding(
+            message=f"compiled results differ from eager from output line {first.group(1)} on, the lines before it "
+            f"agreeing ({where}): compiled code rounds floating-point operations in another order (AOTAutograd's "
+            "traced backward, Inductor's fused kernels), and a long run, training above all, amplifies last-bit "
+            "differences",
+            fix=DRIFT_FIX, **anchor)]
     return [RULE.finding(
         message=f"compiled results differ from eager: {where}; tdiag saw no cause it can name (run with "
         "TORCH_COMPILE_DISABLE=1 and bisect the compiled functions with torch.compiler.disable)",
         fix="find the compiled function whose result differs (disable them one at a time) and report it to torch "
         "if the program's code is not the cause", **anchor)]
+
+
+DRIFT_FIX = ("not a bug by itself: compare results within a tolerance (or across seeds), not digit for digit; to "
+             "check, compile with backend=\"eager\" (Dynamo alone): if that output matches eager, the backend's "
+             "rounding is the cause; report it to torch only if the difference stays there")
 
 
 def _except_fix(statement: str) -> str:

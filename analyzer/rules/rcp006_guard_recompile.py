@@ -74,10 +74,13 @@ def _per_block(ctx, finding):
         severity="info",
         by_design=True,
         impact=0.1,
+        # the same forward met an input that does not require grad, then one that does: the first of several blocks
+        # fed data and the later ones fed a block's output, or one module called on detached and on grad-requiring
+        # inputs (a GAN's discriminator): the record does not tell them apart, so both are said (blind batch 5)
         message=f"{finding.message}: per-block compilation's one extra compile (by design): the module's first call "
-        f"had an input {subject or 'x'!r} that does not require grad (the first block, fed data), later calls one "
-        f"that does (each later block, fed the previous block's output); one compile per rank"
-        + (f" ({ranks} ranks)" if ranks > 1 else "") + " however many blocks share the code",
-        fix="nothing to change: it is bounded (one extra compile); to share one graph, the first block's input must "
-        "require grad too (an embedding or input projection in front of the blocks does that)",
+        f"had an input {subject or 'x'!r} that does not require grad, later calls one that does (the first of "
+        "several blocks sharing the code fed data, the later ones a block's output; or one module called on a "
+        "detached input and on one that requires grad, as a GAN's discriminator is); one compile per rank"
+        + (f" ({ranks} ranks)" if ranks > 1 else ""),
+        fix="nothing to change: it is bounded (one graph per requires_grad state of the input)",
     )
