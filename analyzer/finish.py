@@ -20,7 +20,9 @@ from tdiag.analyzer.model import Analysis, Finding, Suggestion
 from tdiag.analyzer.ranking import drop_contradictions, rank_key
 
 # Suggesters (Rule.suggester) that word the finding's one-line fix from the user's source (Suggestion.fix).
-FIX_WORDING_SUGGESTERS = frozenset({"mark_dynamic", "mask_select", "recompile_limit"})
+# frame_skipped: a skipped frame's fix is its root break's patch or "compile the model, not the loop" (blind batch 5:
+# the end-of-run summary printed the rule's words where lint printed these)
+FIX_WORDING_SUGGESTERS = frozenset({"frame_skipped", "mark_dynamic", "mask_select", "recompile_limit"})
 
 
 def stage(facts) -> None:

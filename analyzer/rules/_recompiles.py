@@ -154,8 +154,11 @@ def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None)
         return "module_int_attribute", {"attribute": attribute, "at": at}
     if f is not None and is_string_value(f.expected):
         # a sentence, not a name: a new value on every call, so no limit covers it
+        # a sentence (spaces, or long) that took a new value each time, over several compiles: free text
         words = f.expected.strip()[1:-1]
-        return ("free_text" if " " in words.strip() or len(words) > 40 else "string"), fields
+        distinct = len(set(compiled_for or []))
+        sentence = " " in words.strip() or len(words) > 40
+        return ("free_text" if sentence and distinct >= 4 else "string"), fields
     if f is not None and f.kind == "value" and (f.expected or "").strip() in ("True", "False"):
         return "bool_flag", fields  # two values at most: one graph each
     if branch_fields:

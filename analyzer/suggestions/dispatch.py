@@ -92,6 +92,11 @@ def attach_suggestions(findings: list[Finding], analysis: Analysis) -> None:
             # a rule's "nothing to fix" (by design: a bounded recompile) is not reworded by its kind's suggester
             if finding.suggestion.fix and not (finding.by_design and library is None):
                 finding.fix = finding.suggestion.fix
+            if finding.by_design and library is None and finding.suggestion.patch is not None:
+                # nothing to fix (a bounded or settled recompile): its kind's patch would change what needs no
+                # change, and `tdiag fix` would offer it (blind batch 5: mark_dynamic on a settled recompile)
+                finding.suggestion.patch, finding.suggestion.candidates = None, []
+                finding.suggestion.patch_note = "no patch: nothing to fix (torch's expected behaviour)"
             # a fix names only what exists where it is written: a name the user's file lacks becomes a placeholder
             source = analysis.sources.get(finding.path)
             finding.fix = in_scope.with_placeholders(finding.fix, source)

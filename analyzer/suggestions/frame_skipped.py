@@ -61,14 +61,16 @@ def _compile_what_it_calls(finding: Finding, ctx: SuggestionContext) -> Suggesti
 
     ev = evidence_as(finding.evidence, BreakEvidence)
     function = finding.function
-    if not function or not any(c.get("gb_id") == "GB7000" for c in ev.chain):
+    # a named function of the user's (a comprehension's frame is not one to compile or not), not a forward itself
+    if not function or function.startswith("<") or function == "forward" \
+            or not any(c.get("gb_id") == "GB7000" for c in ev.chain):
         return None
     graphs = ctx.analysis.graphs
     own = [g for g in graphs if user_function_name(g.code_name) == function]
     called = sorted({user_function_name(g.code_name) for g in graphs
                      if user_function_name(g.code_name) != function and g.op_count > 0})
-    if not called or any(g.op_count > 0 for g in own):
-        return None
+    if called != ["forward"] or any(g.op_count > 0 for g in own):
+        return None  # only a module's forward compiled on its own: the model the loop calls
     names = ", ".join(f"`{c}`" for c in called)
     return Suggestion(
         title=f"Compile what {function} calls each step, not its loop",
