@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 from tdiag.analyzer.evidence import RecompileEvidence
 from tdiag.analyzer.guard_words import is_string_value, user_names, user_words
@@ -259,10 +259,9 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
             # automatic dynamic settled it: the value made dynamic after its one recompile (not after a limit)
             settled = _made_dynamic(failure, dynamic) and not any(fr.hit_recompile_limit for fr in a.frames
                                                 if (fr.rank, fr.frame_id) in {(r.rank, r.frame_id) for r in recompiles})
-            # settled counts per compiled function: two functions (a hook, a layer) each recompiling once for a
-            # new size, then dynamic, are as settled as one
-            count = max(Counter((r.rank, r.frame_id) for r in recompiles).values()) if settled else len(recompiles)
-            candidate, fix_text = guard_candidate(first, failure, count, values, settled)
+            # one recompile in all: several functions each recompiling once (the pieces a graph break leaves, every
+            # one a compile to save) stay a finding with its fix, as the team's corpora expect
+            candidate, fix_text = guard_candidate(first, failure, len(recompiles), values, settled)
             bounded = candidate.kind == "expected"
         findings.append(
             rule.finding(
