@@ -259,6 +259,13 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
             # automatic dynamic settled it: the value made dynamic after its one recompile (not after a limit)
             settled = _made_dynamic(failure, dynamic) and not any(fr.hit_recompile_limit for fr in a.frames
                                                 if (fr.rank, fr.frame_id) in {(r.rank, r.frame_id) for r in recompiles})
+            # on a GPU an int stays a cost after it is symbolic: CUDA graphs record once per value of an int input
+            # (torch/_inductor/cudagraph_trees.py), so only a size or a CPU run is settled
+            on_gpu = a.summary.runtime is not None and (a.summary.runtime.device or "").startswith("cuda")
+            settled = settled and not (on_gpu and failure is not None and failure.kind == "value")
+            # a compile that also failed a guard torch did not log (found behind it): the size was not its only
+            # cause, so the recompile stays whatever automatic dynamic did with the size
+            settled = settled and not ({r.compile_id for r in recompiles} & _hidden_causes(ctx))
             # one recompile in all: several functions each recompiling once (the pieces a graph break leaves, every
             # one a compile to save) stay a finding with its fix, as the team's corpora expect
             candidate, fix_text = guard_candidate(first, failure, len(recompiles), values, settled)
@@ -304,6 +311,12 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
 
 
 OPTIMIZER_STATE = re.compile(r"(?P<owner>[\w'\[\]]*?)\.?state\[list\(dict\.keys\(")
+
+
+def _hidden_causes(ctx) -> set[str]:
+    """The compile ids of recompiles with a cause found behind the guard torch logged (GuardFailure.hidden)."""
+    return {r.compile_id for causes in ctx.recompile_causes.values() for _, rs in causes for r in rs
+            if (f := primary_failure(r)) is not None and f.hidden}
 
 
 def _made_dynamic(failure: GuardFailure | None, decisions: list[str]) -> bool:
