@@ -89,8 +89,6 @@ class GuardEntry(Entry):
     guard_kinds: tuple[str, ...] = ()  # GuardFailure.kind values; empty: any
     subject: str = "any"  # what the guarded object is (rules/_recompiles.py's guard_subject kinds)
     max_recompiles: int | None = None  # applies only while the cause recompiled at most this often (bounded)
-    # applies only where Dynamo made the changing value dynamic after the cause's recompiles (automatic dynamic)
-    settled: bool = False
 
 
 def _candidates(raw: list[dict]) -> tuple[Candidate, ...]:
@@ -137,8 +135,7 @@ def breaks() -> tuple[BreakEntry, ...]:
 @functools.lru_cache(maxsize=None)
 def guards() -> tuple[GuardEntry, ...]:
     return tuple(GuardEntry(e["id"], _candidates(e["candidates"]), e.get("why", ""), tuple(e.get("programs", ())),
-                            tuple(e.get("guard_kinds", ())), e.get("subject", "any"), e.get("max_recompiles"),
-                            e.get("settled", False))
+                            tuple(e.get("guard_kinds", ())), e.get("subject", "any"), e.get("max_recompiles"))
                  for e in raw("guards")["guard"])
 
 
@@ -165,15 +162,12 @@ def render_candidate(candidate: Candidate, section: str, **fields: Any) -> str:
     return candidate.render(**{**dict.fromkeys(FIELDS[section], ""), **fields})
 
 
-def for_guard(guard_kind: str | None, subject: str, recompiles: int | None = None,
-              settled: bool = False) -> GuardEntry:
+def for_guard(guard_kind: str | None, subject: str, recompiles: int | None = None) -> GuardEntry:
     """The entry for a failed guard of this kind on this kind of subject, for a cause that recompiled
-    ``recompiles`` times (None: not known, so no bounded entry applies), ``settled`` where Dynamo made the changing
-    value dynamic after them; the catalogue's last entry (any kind, any subject) always matches."""
+    ``recompiles`` times (None: not known, so no bounded entry applies); the catalogue's last entry (any kind, any
+    subject) always matches."""
     for entry in guards():
         if entry.max_recompiles is not None and (recompiles is None or recompiles > entry.max_recompiles):
-            continue
-        if entry.settled and not settled:
             continue
         if (not entry.guard_kinds or guard_kind in entry.guard_kinds) and entry.subject in (subject, "any"):
             return entry

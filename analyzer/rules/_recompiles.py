@@ -187,14 +187,13 @@ def guard_fix(r: Recompile | None, f: GuardFailure | None, recompiles: int | Non
 
 
 def guard_candidate(r: Recompile | None, f: GuardFailure | None, recompiles: int | None = None,
-                    compiled_for: list[str] | None = None, settled: bool = False):
+                    compiled_for: list[str] | None = None):
     """The catalogue's first candidate for this guard kind and subject (a cause that recompiled ``recompiles``
-    times, its compiles made for the values ``compiled_for``, ``settled`` where Dynamo then made the value
-    dynamic), and its words in the user's names."""
+    times, its compiles made for the values ``compiled_for``), and its words in the user's names."""
     from tdiag.analyzer import catalogue
 
     kind, fields = guard_subject(f, compiled_for)
-    entry = catalogue.for_guard(f.kind if f else None, kind, recompiles, settled)
+    entry = catalogue.for_guard(f.kind if f else None, kind, recompiles)
     return entry.first, catalogue.render_first(entry, "guards", **{**_fields(r, f), **fields, "count": recompiles or ""})
 
 
@@ -256,19 +255,7 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
         if rule.fix == "{catalogue_fix}" and not (failure and failure.hidden):
             # a property with a few states compiles once per state: the catalogue's bounded entries say so
             values = [primary_failure(r).expected for r in cause if r.failures and primary_failure(r).expected]
-            # automatic dynamic settled it: the value made dynamic after its one recompile (not after a limit)
-            settled = _made_dynamic(failure, dynamic) and not any(fr.hit_recompile_limit for fr in a.frames
-                                                if (fr.rank, fr.frame_id) in {(r.rank, r.frame_id) for r in recompiles})
-            # on a GPU an int stays a cost after it is symbolic: CUDA graphs record once per value of an int input
-            # (torch/_inductor/cudagraph_trees.py), so only a size or a CPU run is settled
-            on_gpu = a.summary.runtime is not None and (a.summary.runtime.device or "").startswith("cuda")
-            settled = settled and not (on_gpu and failure is not None and failure.kind == "value")
-            # a compile that also failed a guard torch did not log (found behind it): the size was not its only
-            # cause, so the recompile stays whatever automatic dynamic did with the size
-            settled = settled and not ({r.compile_id for r in recompiles} & _hidden_causes(ctx))
-            # one recompile in all: several functions each recompiling once (the pieces a graph break leaves, every
-            # one a compile to save) stay a finding with its fix, as the team's corpora expect
-            candidate, fix_text = guard_candidate(first, failure, len(recompiles), values, settled)
+            candidate, fix_text = guard_candidate(first, failure, len(recompiles), values)
             bounded = candidate.kind == "expected"
         findings.append(
             rule.finding(
@@ -311,22 +298,6 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
 
 
 OPTIMIZER_STATE = re.compile(r"(?P<owner>[\w'\[\]]*?)\.?state\[list\(dict\.keys\(")
-
-
-def _hidden_causes(ctx) -> set[str]:
-    """The compile ids of recompiles with a cause found behind the guard torch logged (GuardFailure.hidden)."""
-    return {r.compile_id for causes in ctx.recompile_causes.values() for _, rs in causes for r in rs
-            if (f := primary_failure(r)) is not None and f.hidden}
-
-
-def _made_dynamic(failure: GuardFailure | None, decisions: list[str]) -> bool:
-    """Whether one of Dynamo's automatic-dynamic decisions after these recompiles concerns the guarded value itself
-    (``n -> dynamic`` for ``n == 0``, ``x.size()[0] -> dynamic`` for x's size), not another input of the frame."""
-    if failure is None or not failure.subject:
-        return False
-    subject = user_words(failure.subject)
-    made = [user_words(d).split(" -> ")[0] for d in decisions]
-    return any(m == subject or m.startswith((subject + ".", subject + "[")) for m in made)
 
 
 def _plain_decision(decision: str) -> str:

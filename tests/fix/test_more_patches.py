@@ -67,13 +67,19 @@ def test_host_work_helper_is_disabled(tmp_path, session_env):
     assert result["stdout_identical"] and result["after"]["exit_code"] == 0
 
 
-def test_an_int_size_argument_settled_by_automatic_dynamic_gets_no_patch(tmp_path, session_env):
-    """int_size_arg.py: 2 graphs (1 recompile, on n) in a plain run, automatic dynamic making n symbolic at its first
-    change: the recompile is settled, nothing to fix, and `tdiag fix` offers no patch (dynamic=True would save one
-    compile). The dynamic=True patch kind itself: tests/suggestions/test_scalar_arg_candidates.py."""
+def test_int_size_argument_compiles_with_dynamic_true(tmp_path, session_env):
+    """int_size_arg.py: 2 graphs (1 recompile, on n) in a plain run; with dynamic=True 1 graph, no recompile."""
     project = make_project(tmp_path, PROGRAMS / "int_size_arg.py", session_env)
-    rc, data = project.fix_json()
-    assert rc == 0 and data["patches"] == [], data["patches"]
+    rc, data = project.fix_json("--verify", "--repeat", "1")
+    (patch,) = data["patches"]
+    assert patch["codes"] == ["RCP002"] and "dynamic=True" in patch["title"]
+    assert _added(patch["patch"]) == ['+tile = torch.compile(tile_rows, backend="eager", dynamic=True)']
+    (result,) = data["verification"]
+    assert rc == 0 and result["ok"], result["problems"]
+    assert result["before"]["recompiles"] == 1 and result["after"]["recompiles"] == 0
+    assert result["before"]["graphs"] == 2 and result["after"]["graphs"] == 1
+    assert "RCP002" not in result["after"]["findings"]
+    assert result["stdout_identical"]
 
 
 # --- on small sources ---------------------------------------------------------------------------------------------
