@@ -16,7 +16,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     (or when the entry names no builder)."""
     from tdiag.analyzer import catalogue
 
-    entry = _entry(finding, ctx)
+    entry = break_entry(finding, ctx) if finding.family == "BRK" else None
     if entry is None:
         raise NoPatch("the fix catalogue has no entry for this break type")
     refusals = []
@@ -29,23 +29,24 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
             refusals.append(str(why_not))
             continue
         if position:  # the first candidate's words are the finding's fix line already
-            suggestion.fix = catalogue.render_candidate(candidate, "breaks", call=_line(finding, ctx),
+            suggestion.fix = catalogue.render_candidate(candidate, "breaks", call=line_code(finding, ctx),
                                                         function=finding.function or "function")
         suggestion.why = suggestion.why or entry.why
         return suggestion
     raise NoPatch("; ".join(refusals) or "no candidate of the catalogue's entry can be written as a patch")
 
 
-def _entry(finding: Finding, ctx: SuggestionContext):
+def break_entry(finding: Finding, ctx: SuggestionContext):
+    """The catalogue's entry for the finding's break: its GB id, read against the user's line and torch's words."""
     from tdiag.analyzer import catalogue
 
     ev = finding.evidence
-    if finding.family != "BRK" or not isinstance(ev, BreakEvidence):
+    if not isinstance(ev, BreakEvidence):
         return None
-    return catalogue.for_break(finding.gb_id, "\n".join((_line(finding, ctx), ev.reason or "", ev.explanation or "",
+    return catalogue.for_break(finding.gb_id, "\n".join((line_code(finding, ctx), ev.reason or "", ev.explanation or "",
                                                          ev.context or "")))
 
 
-def _line(finding: Finding, ctx: SuggestionContext) -> str:
+def line_code(finding: Finding, ctx: SuggestionContext) -> str:
     lines = (ctx.analysis.sources.get(finding.path) or "").splitlines()
     return lines[finding.line - 1].strip() if 0 < finding.line <= len(lines) else ""

@@ -428,12 +428,10 @@ def _catalogued(finding: Finding, ctx: SuggestionContext, ev: BreakEvidence) -> 
     """The fix catalogue's words for this break type (catalogue/breaks.toml, by torch's GB id) where it has an entry:
     the break is in library code, but its type says what to change at the user's line (copy.deepcopy of tensors)."""
     from tdiag.analyzer import catalogue
+    from tdiag.analyzer.suggestions.catalogue_candidates import break_entry, line_code
 
-    source = ctx.analysis.sources.get(finding.path) or ""
-    lines = source.splitlines()
-    code = lines[finding.line - 1].strip() if 0 < finding.line <= len(lines) else ""
-    entry = catalogue.for_break(finding.gb_id, "\n".join((code, ev.reason or "", getattr(ev, "explanation", "") or "",
-                                                          ev.context or "")))
+    code = line_code(finding, ctx)
+    entry = break_entry(finding, ctx)
     if entry is None:
         return None
     words = catalogue.render_first(entry, "breaks", reason=ev.reason, call=code, function=finding.function or "function")

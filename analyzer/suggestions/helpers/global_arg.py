@@ -21,7 +21,12 @@ from tdiag.analyzer.suggestions.helpers.context import (
     torch_alias,
     with_torch_import,
 )
-from tdiag.analyzer.suggestions.helpers.hoist_to_caller import calls_of, top_level_function
+from tdiag.analyzer.suggestions.helpers.hoist_to_caller import (
+    calls_of,
+    keyword_arg,
+    top_level_function,
+    with_trailing_comma,
+)
 from tdiag.analyzer.suggestions.helpers.syntax import descendants
 from tdiag.analyzer.suggestions.helpers.tensor_use import only_tensor_arithmetic
 
@@ -50,18 +55,12 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     if problem:
         raise NoPatch(f"a tensor `{name}` would not behave like the number inside {ev.frame}: {problem}")
     torch = torch_alias(tree)
-    equal = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
-    replacements: dict[cst.CSTNode, cst.CSTNode] = {}
-    for call in calls_of(tree, func):
-        args = list(call.args)
-        if args:
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        value = cst.parse_expression(f"{torch}.tensor({name})")
-        replacements[call] = call.with_changes(args=[*args, cst.Arg(value=value, keyword=cst.Name(name), equal=equal)])
-    params = list(func.params.params)
-    if params:
-        params[-1] = params[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    replacements[func.params] = func.params.with_changes(params=[*params, cst.Param(cst.Name(name))])
+    replacements: dict[cst.CSTNode, cst.CSTNode] = {
+        call: call.with_changes(args=[*with_trailing_comma(call.args),
+                                      keyword_arg(name, cst.parse_expression(f"{torch}.tensor({name})"))])
+        for call in calls_of(tree, func)}
+    replacements[func.params] = func.params.with_changes(params=[*with_trailing_comma(func.params.params),
+                                                                 cst.Param(cst.Name(name))])
     module = with_torch_import(tree, replace_nodes(tree.module, replacements))
     return Suggestion(
         title=f"Pass the global `{name}` to {ev.frame} as a tensor argument",

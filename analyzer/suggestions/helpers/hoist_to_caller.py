@@ -47,11 +47,8 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
     for call in callers:
         value = _in_callers_names(expression, call, params)
-        replacements[call] = call.with_changes(args=[*_with_trailing_comma(call.args),
-                                                     cst.Arg(value=value, keyword=cst.Name(name),
-                                                             equal=cst.AssignEqual(cst.SimpleWhitespace(""),
-                                                                                   cst.SimpleWhitespace("")))])
-    new_params = function.params.with_changes(params=[*_with_trailing_comma(function.params.params),
+        replacements[call] = call.with_changes(args=[*with_trailing_comma(call.args), keyword_arg(name, value)])
+    new_params = function.params.with_changes(params=[*with_trailing_comma(function.params.params),
                                                       cst.Param(cst.Name(name))])
     body = [s for s in function.body.body if s is not statement] if remove else None
     new_function = function.with_changes(params=new_params)
@@ -60,7 +57,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     else:
         replacements[expression] = cst.Name(name)
     module = replace_nodes(tree.module, replacements)
-    module = replace_nodes(module, {_same(module, tree, function): _rebuilt(new_function, replacements, remove)})
+    module = replace_nodes(module, {_same(module, function): _rebuilt(new_function, replacements, remove)})
     what = tree.code(expression)
     return Suggestion(
         title=f"Make `{what}` before the compiled call and pass it in as `{name}`",
@@ -179,14 +176,21 @@ def _in_callers_names(expression: cst.BaseExpression, call: cst.Call, params: li
     return expression.visit(Rename())
 
 
-def _with_trailing_comma(items) -> list:
+def with_trailing_comma(items) -> list:
+    """``items`` (arguments or parameters) with a comma after the last, so one more can follow it."""
     items = list(items)
     if items:
         items[-1] = items[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     return items
 
 
-def _same(module: cst.Module, tree: SourceTree, function: cst.FunctionDef) -> cst.FunctionDef:
+def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
+    """``name=value``, as a call's keyword argument is written (no spaces around ``=``)."""
+    return cst.Arg(value=value, keyword=cst.Name(name),
+                   equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+
+
+def _same(module: cst.Module, function: cst.FunctionDef) -> cst.FunctionDef:
     """The function in the rewritten module (calls inside other functions were replaced, not this one's node)."""
     return next(s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == function.name.value)
 
