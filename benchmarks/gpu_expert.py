@@ -202,7 +202,8 @@ def figures_phase(results: Results, deadline: float, fixed: dict[str, bench_ceil
     import torch
 
     order = [*FIX_PROGRAMS, *(n for n in gpu_ceiling.PROGRAMS if n not in FIX_PROGRAMS)]
-    order = [n for n in order if not only or n in only]
+    # programs named but in neither list (the big_* corpus) run too, in the order named
+    order = [n for n in order if not only or n in only] + [n for n in only or () if n not in order]
     measured: list[bench_ceiling.Result] = []
     lock = threading.Lock()
 
