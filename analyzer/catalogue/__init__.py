@@ -47,7 +47,7 @@ PATCH_KINDS = (
 FIELDS = {
     "breaks": ("reason", "where", "function", "hint", "call", "opaque"),
     "guards": ("subject", "frame", "kind", "dim_index", "compiled_for", "attribute", "at", "holder", "library",
-               "key", "branch", "branch_at", "count"),
+               "key", "branch", "branch_at", "count", "container", "statement"),
 }
 
 

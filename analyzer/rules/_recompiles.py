@@ -10,6 +10,7 @@ from collections import defaultdict
 from tdiag.analyzer.evidence import RecompileEvidence
 from tdiag.analyzer.guard_words import is_string_value, user_names, user_words
 from tdiag.analyzer.library_state import library_state
+from tdiag.analyzer.mutated_container import changes, guarded_container
 from tdiag.analyzer.model import Finding, Frame, GuardFailure, Recompile, Site
 from tdiag.analyzer.paths import is_library_display
 from tdiag.analyzer.rules._breaks import carried_across_break, cid_key, graph_keys, ranks_of
@@ -132,7 +133,8 @@ def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
     }
 
 
-def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None) -> tuple[str, dict[str, object]]:
+def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None,
+                  r: Recompile | None = None) -> tuple[str, dict[str, object]]:
     """What the guarded object is (the catalogue's subject kinds, catalogue/guards.toml) and the fields its words may
     name, all in the user's names: this classifies the evidence; the words are the catalogue's."""
     subject = subject_name(f)
@@ -141,6 +143,16 @@ def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None)
     if owned is not None:
         fields.update(attribute=owned.attribute, holder=owned.holder, library=owned.library)
         return ("optimizer_state" if owned.expected_once else "library_state"), fields
+    if f is not None and "___stack" in (f.subject or "") and f.path and f.line:
+        # a value carried across a graph break (what .tolist() returned): the break is the cause, at the line the
+        # resumed code starts from (the recompiled frame's); the guard's own statement only where it is that line
+        at = (r.path, r.line) if r is not None and r.path and r.line else (f.path, f.line)
+        return "carried_across_break", {"statement": (f.source or "").strip() if at == (f.path, f.line) else "",
+                                        "at": f"{at[0]}:{at[1]}"}
+    container = guarded_container(f.subject) if f is not None else None
+    if container is not None and changes(f.source, container):
+        return "mutated_container", {"container": container, "statement": f.source.strip(),
+                                     "at": f"{f.path}:{f.line}" if f.path and f.line else "the compiled code"}
     present = KEY_PRESENCE.search(f.text) if f is not None else None
     if present is not None:
         return "dict_key_presence", {"key": present["key"], "holder": user_words(present["holder"])}
@@ -192,7 +204,7 @@ def guard_candidate(r: Recompile | None, f: GuardFailure | None, recompiles: int
     times, its compiles made for the values ``compiled_for``), and its words in the user's names."""
     from tdiag.analyzer import catalogue
 
-    kind, fields = guard_subject(f, compiled_for)
+    kind, fields = guard_subject(f, compiled_for, r)
     entry = catalogue.for_guard(f.kind if f else None, kind, recompiles)
     return entry.first, catalogue.render_first(entry, "guards", **{**_fields(r, f), **fields, "count": recompiles or ""})
 

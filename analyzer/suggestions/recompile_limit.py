@@ -20,7 +20,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         return static
     return Suggestion(
         # the guard that kept failing is the cause: its own recompile finding (RCP001-RCP006) carries the fix
-        fix=_fix(frame, failures, cause) if failures else None,
+        fix=(_catalogued(failures, ctx) or _fix(frame, failures, cause)) if failures else None,
         title=f"RECOMPILE LIMIT HIT: {frame} is no longer compiled and runs eagerly on every call",
         why=(
             f"Each call brought a value the compiled graphs were not guarded for (e.g. `{cause}`), so Dynamo "
@@ -60,6 +60,22 @@ def _static_compile(finding: Finding, ctx: SuggestionContext, failures: list[str
         alternatives=["torch._dynamo.mark_dynamic on the tensor whose size changes, before the call",
                       "keep the value constant, or bucket it to a few values"],
     )
+
+
+def _catalogued(failures: list[str], ctx: SuggestionContext) -> str | None:
+    """The catalogue's words for the guard that failed most, where its subject is a cause of its own kind rather
+    than a value to pass differently: values carried across a graph break (the break is the cause), a container the
+    compiled code changes (catalogue/guards.toml). None: the wording below decides."""
+    from tdiag.analyzer.rules._recompiles import guard_candidate, guard_subject
+
+    records = {f.text: (r, f) for r in ctx.analysis.recompiles for f in r.failures}
+    for text, _ in Counter(failures).most_common():
+        if text in records:
+            r, f = records[text]
+            if guard_subject(f, None, r)[0] in ("carried_across_break", "mutated_container"):
+                return guard_candidate(r, f, len(failures))[1]
+            return None
+    return None
 
 
 _SIZE_GUARD = re.compile(r"size mismatch at index|\.size\(\)\[\d+\] ==")

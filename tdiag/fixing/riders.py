@@ -14,6 +14,8 @@ place by nature (RUN002 under CUDA graphs explains what remains), and its worth 
 
 from __future__ import annotations
 
+import ast
+
 from tdiag.analyzer.model import Analysis, Finding
 from tdiag.fixing.plan import Edit, PlannedPatch, is_step_time
 
@@ -55,8 +57,25 @@ def _moved(finding: Finding, edits: list[Edit], after: Analysis, before: Analysi
         return False
     was = {patched_line(f.line, edits) for f in before.findings
            if f.code.startswith("BRK") and f.path == finding.path}
-    return any(f.code.startswith("BRK") and f.path == finding.path and f.function == finding.function
-               and f.line not in was for f in after.findings)
+    inside = _function_lines(after.sources.get(finding.path), finding.function)
+    return any(f.code.startswith("BRK") and f.path == finding.path and f.line not in was
+               and (f.function == finding.function or f.line in inside) for f in after.findings)
+
+
+def _function_lines(source: str | None, name: str) -> set[int]:
+    """The lines of every function named ``name`` in ``source``: a break in code nested there (a list
+    comprehension, a lambda, an inner function: Python gives each its own frame, and torch its own name) is a break
+    of that function too (torch's hint for a ``torch.unique`` whose loop over the classes then fails in the
+    comprehension beside it)."""
+    if not source:
+        return set()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    return {line for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
 
 
 def riders(kept: list[PlannedPatch], after: Analysis, before: Analysis | None = None) -> list[PlannedPatch]:

@@ -116,3 +116,40 @@ def test_a_break_that_only_moves_to_the_next_line_is_not_a_fix(tmp_path, session
     together = data["verification"][0]
     assert together["stayed"] == [f"BRK099 at {program.name}:{bincount}"] and together["kept"] is False, together
     assert data["kept"] == [] and "not a fix" in data["round_outcomes"][0]["why"]
+
+
+BLIND_PROTONET = PROGRAMS.parents[1] / "blind_batch_5" / "programs" / "protonet_unique_loss.py"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("git") is None, reason="the fix loop's git checks need git")
+def test_torchs_hints_whose_break_moves_into_a_comprehension_of_the_same_function_are_not_kept(tmp_path,
+                                                                                             session_env):
+    """Blind batch 5's prototypical loss: torch hints capture_dynamic_output_shape_ops for `torch.unique` and
+    capture_scalar_outputs for `.item()`. Set together, both breaks go, and the function then breaks inside its own
+    list comprehensions (a frame Python and torch name `<listcomp>`): the counts fall, the function still breaks
+    (the batch's checked NOT_FIX). The oracle: torch's log of the program with both hints set by hand."""
+    original = BLIND_PROTONET.read_text()
+    lines = original.splitlines()
+    unique_at = next(i for i, line in enumerate(lines, 1) if "classes = torch.unique(target)" in line)
+    item_at = next(i for i, line in enumerate(lines, 1) if ".item() - n_support" in line)
+    end = next(i for i, line in enumerate(lines, 1) if i > unique_at and line.startswith("    return loss"))
+    hints = ("torch._dynamo.config.capture_dynamic_output_shape_ops = True\n"
+             "torch._dynamo.config.capture_scalar_outputs = True\n")
+    at = original.index("import torch\n") + len("import torch\n")
+    (tmp_path / "hinted.py").write_text(original[:at] + hints + original[at:])
+    plain = subprocess.run([sys.executable, "hinted.py"], cwd=tmp_path, capture_output=True, text=True,
+                           env={**session_env, "TORCH_LOGS": "graph_breaks"}, timeout=300)
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    broke = {int(n) for n in re.findall(r"Graph break in user code at \S*hinted\.py:(\d+)", plain.stderr)}
+    inside = {n - 2 for n in broke}  # the two hint lines shift the program down
+    assert inside and all(unique_at < n <= end for n in inside), (broke, unique_at, end)  # still breaks, later on
+    assert "torch.unique" not in plain.stderr and "capture_scalar_outputs=False" not in plain.stderr
+
+    project = make_project(tmp_path / "tdiag", BLIND_PROTONET, session_env)
+    _, data = project.fix_json("--verify", "--repeat", "1", "--select", "BRK002,BRK099")
+    together = data["verification"][0]
+    assert together["label"] == "all patches" and together["kept"] is False, together
+    assert sorted(together["stayed"]) == sorted([f"BRK099 at {BLIND_PROTONET.name}:{unique_at}",
+                                                 f"BRK002 at {BLIND_PROTONET.name}:{item_at}"]), together
+    assert not any(c["label"] == "all patches" and c["kept"] for c in data["verification"])
