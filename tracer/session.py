@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tdiag.tracer import break_hook, crash, import_watch, progress, torch_warnings
+from tdiag.tracer import break_hook, crash, import_watch, progress, random_parity, torch_warnings
 from tdiag.tracer.collector import TraceCollector
 from tdiag.tracer.problems import CaptureProblems
 from tdiag.tracer.sources import SourceSnapshotter, offer_event_sources
@@ -123,6 +123,7 @@ class TraceSession:
         except Exception as exc:
             self.failed("thread exception hook", exc)
         self._install_warning_hook()
+        self._undo.append(random_parity.install(self.failed))  # verification runs only (random_parity.py)
         # A program that never compiles never imports torch._dynamo (~1 s): its hooks wait for that import.
         self._undo.append(import_watch.after_import("torch._dynamo", self._install_dynamo_hooks, self._unwatchable))
         return self

@@ -36,6 +36,7 @@ from tdiag.fixing.plan import PlannedPatch, by_file, is_step_time, merged_text, 
 from tdiag.fixing.progress import Progress
 from tdiag.analyzer.output_noise import OutputBaseline, measure_baseline
 from tdiag.fixing.recorded import RecordedRun
+from tdiag.fixing import random_stream
 from tdiag.fixing.riders import riders
 from tdiag.fixing.round import EagerBaseline, Round, Verification
 from tdiag.fixing.verify import RunResult, Scratch
@@ -240,6 +241,8 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
             runs = measure(f"round{number}-{label}", _with(state, group), count=1)
             c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
                         decisive=True, output=original_output())
+            random_only = random_stream.recheck(c, runs, original_output(), lambda env: measure(
+                f"round{number}-{label}-eager-random", _with(state, group), env, count=1), options.output_tolerance)
             # every finding stayed: the counts cannot make it a fix, only a faster step can (more runs a side)
             c.stayed = _every_finding_stayed(group, runs, state.runs[0][0])
             if c.stayed and (c.problems or not (c.before.step_times_s and c.after.step_times_s)):
@@ -260,6 +263,7 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
                 runs = runs + more_after
                 c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
                             output=original_output())
+                random_stream.take_back(c, random_only)
             if c.close_call:
                 more = options.repeat
                 progress.expect(2 * more)
@@ -270,6 +274,7 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
                 runs = runs + more_after
                 c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
                             output=original_output())
+                random_stream.take_back(c, random_only)
                 c.remeasured = more
             c.stayed = _every_finding_stayed(group, runs, state.runs[0][0])
         c.round = number
