@@ -30,6 +30,7 @@ from tdiag.analyzer.eager_compare import where_time_goes
 from tdiag.analyzer.model import Analysis
 from tdiag.analyzer.verdict import first_run_slower
 from tdiag.fixing.budget import Budget, OutOfBudget
+from tdiag.fixing.carry import carried
 from tdiag.fixing.cache_verify import cache_comparison, is_cache_fix, verify_cache_fix
 from tdiag.fixing.compare import Comparison, Metrics, compare, judge_steps
 from tdiag.fixing.plan import PlannedPatch, by_file, is_step_time, merged_text, plan_patches
@@ -140,6 +141,7 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
         across rounds does not add up."""
         return outputs[0] if outputs else None
     tried: set[tuple[str, ...]] = set()
+    waiting: list[PlannedPatch] = []  # step-time patches the last round kept something before (carry.py)
     for number in range(1, options.max_rounds + 1):
         if number == 1 or first is not None:
             patches, first = first, None
@@ -147,6 +149,7 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
             progress.doing(f"planning round {number}")
             planned = plan_patches(state.runs[0][0], options.select, options.ignore)
             patches = [p for p in planned if p.applied and _key(p) not in tried]
+            patches += [p for p in carried(waiting, result.rounds[-1].kept, patches) if _key(p) not in tried]
             if patches:
                 progress.expect(1 + (len(patches) if options.each and len(patches) > 1 else 0))
         patches, deferred = structure_first(patches)
@@ -172,6 +175,7 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
                 continue
             result.stopped = f"round {number} did not pay: no patch of it made a measurable improvement"
             break
+        waiting = deferred
         state = _State(runs, _with(state, this.kept), {**state.sources, **dict(runs[0][0].sources)})
     else:
         result.stopped = f"the limit of {options.max_rounds} round(s) (--rounds)"
