@@ -143,7 +143,7 @@ def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None,
     if owned is not None:
         fields.update(attribute=owned.attribute, holder=owned.holder, library=owned.library)
         return ("optimizer_state" if owned.expected_once else "library_state"), fields
-    if f is not None and "___stack" in (f.subject or "") and f.path and f.line:
+    if f is not None and "___stack" in (f.subject or "") and (f.path and f.line or r is not None and r.path and r.line):
         # a value carried across a graph break (what .tolist() returned): the break is the cause, at the line the
         # resumed code starts from (the recompiled frame's); the guard's own statement only where it is that line
         at = (r.path, r.line) if r is not None and r.path and r.line else (f.path, f.line)

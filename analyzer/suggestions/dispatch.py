@@ -17,7 +17,23 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     library = _library_suggestion(finding, ctx)
     if library is not None:
         return library
-    return rule_suggestion(finding, ctx)
+    return _or_compile_the_model(finding, ctx, rule_suggestion(finding, ctx))
+
+
+def _or_compile_the_model(finding: Finding, ctx: SuggestionContext, own: Suggestion) -> Suggestion:
+    """A function compiled whole around a model and broken by its own code, where the break's own kind builds no
+    patch (a backward the optimizer's update follows in the same function): compiling the model instead, where that
+    patch can be written (compile_module.py); else the kind's own suggestion."""
+    from tdiag.analyzer.suggestions import compile_module
+
+    if own.patch is not None:
+        return own
+    try:
+        model = compile_module.suggest(finding, ctx)
+    except Exception as bug:
+        record_fault(ctx.analysis, "suggester", "compile_module", bug)
+        return own
+    return model if model is not None and model.patch is not None else own
 
 
 def _library_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
@@ -87,7 +103,7 @@ def attach_suggestions(findings: list[Finding], analysis: Analysis) -> None:
             library = _library_suggestion(finding, ctx)
             if library is not None and library.fix is None:
                 library.fix = library_fix.fix_line(finding, library)  # the rule's own line may name code the user cannot edit
-            finding.suggestion = library or rule_suggestion(finding, ctx)
+            finding.suggestion = library or _or_compile_the_model(finding, ctx, rule_suggestion(finding, ctx))
             _setting_the_fix_names(finding, ctx)
             # a rule's "nothing to fix" (by design: a bounded recompile) is not reworded by its kind's suggester
             if finding.suggestion.fix and not (finding.by_design and library is None):

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 
 from tdiag.analyzer.evidence import RecompileLimitEvidence, evidence_as
-from tdiag.analyzer.guard_words import held_by_user, is_string_value, user_words
+from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.suggestions.helpers.context import SuggestionContext
 
@@ -20,7 +20,7 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         return static
     return Suggestion(
         # the guard that kept failing is the cause: its own recompile finding (RCP001-RCP006) carries the fix
-        fix=(_catalogued(failures, ctx) or _fix(frame, failures, cause)) if failures else None,
+        fix=(_catalogued(failures, ctx) or _fix(frame)) if failures else None,
         title=f"RECOMPILE LIMIT HIT: {frame} is no longer compiled and runs eagerly on every call",
         why=(
             f"Each call brought a value the compiled graphs were not guarded for (e.g. `{cause}`), so Dynamo "
@@ -63,42 +63,32 @@ def _static_compile(finding: Finding, ctx: SuggestionContext, failures: list[str
 
 
 def _catalogued(failures: list[str], ctx: SuggestionContext) -> str | None:
-    """The catalogue's words for the guard that failed most, where its subject is a cause of its own kind rather
-    than a value to pass differently: values carried across a graph break (the break is the cause), a container the
-    compiled code changes (catalogue/guards.toml). None: the wording below decides."""
-    from tdiag.analyzer.rules._recompiles import guard_candidate, guard_subject
+    """The catalogue's words for the guard that failed most (catalogue/guards.toml, by guard kind and what the
+    guarded object is: a module's int attribute, a string, free text, values carried across a graph break, a
+    container the compiled code changes, ...), from the recompile records that carry it; None where no record
+    does (the words below then decide)."""
+    from tdiag.analyzer.rules._recompiles import guard_candidate
 
     records = {f.text: (r, f) for r in ctx.analysis.recompiles for f in r.failures}
     for text, _ in Counter(failures).most_common():
         if text in records:
             r, f = records[text]
-            if guard_subject(f, None, r)[0] in ("carried_across_break", "mutated_container"):
-                return guard_candidate(r, f, len(failures))[1]
-            return None
+            compiled_for = [g.expected for g in _failures_of(ctx, text) if g.expected]
+            return guard_candidate(r, f, len(failures), compiled_for)[1]
     return None
+
+
+def _failures_of(ctx: SuggestionContext, text: str) -> list:
+    """Every recorded failure of the guard ``text`` names (the values its compiles were made for)."""
+    subject = text.split(" == ")[0]
+    return [f for r in ctx.analysis.recompiles for f in r.failures if f.text.split(" == ")[0] == subject]
 
 
 _SIZE_GUARD = re.compile(r"size mismatch at index|\.size\(\)\[\d+\] ==")
 _INT_GUARD = re.compile(r"== -?\d+\s*$")
 
 
-def _fix(frame: str, failures: list[str], cause: str) -> str:
-    """``self.calls == 0``, ``self.calls == 1``, ...: "`self.calls` took a new value on every call"; a string that
-    does (a task or mode name) is one graph per value by nature: then the limit is the lever."""
-    split = [re.split(r" == ", user_words(f), maxsplit=1) for f in failures if " == " in f]
-    sides = {left for left, _ in split}
-    if len(sides) != 1 or len(split) != len(failures):
-        # a guard on a value only Dynamo holds is said in words, not quoted as code the user could write
-        said = f"`{cause}`" if held_by_user(Counter(failures).most_common(1)[0][0]) else cause
-        return f"fix what recompiles {frame}, not the limit: {said} failed (its RCP finding names the change)"
-    subject = sides.pop()
-    if all(is_string_value(right) for _, right in split):
-        if any(" " in right.strip()[1:-1].strip() or len(right) > 42 for _, right in split):
-            from tdiag.analyzer import catalogue  # free text: the catalogue's words (guards.toml, free_text)
-
-            return catalogue.render_first(catalogue.for_guard("value", "free_text"), "guards", subject=f"`{subject}`")
-        return (f"`{subject}` took a new string value on every call, one graph per value by nature: with few known "
-                "values, raise torch._dynamo.config.recompile_limit to their number; else compile only the code that "
-                f"does not depend on `{subject}`")
-    return (f"fix what recompiles {frame}, not the limit: `{subject}` took a new value on every call (its RCP "
-            "finding names the change)")
+def _fix(frame: str) -> str:
+    """Where no recompile record carries the guard (the catalogue's words need its kind and subject): the cause
+    named by the frame's own recompile findings, never torch's guard text."""
+    return f"fix what recompiles {frame} (its recompile finding names the cause and its fix), not the limit"

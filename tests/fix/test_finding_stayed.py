@@ -147,7 +147,8 @@ def test_torchs_hints_whose_break_moves_into_a_comprehension_of_the_same_functio
     assert "torch.unique" not in plain.stderr and "capture_scalar_outputs=False" not in plain.stderr
 
     project = make_project(tmp_path / "tdiag", BLIND_PROTONET, session_env)
-    _, data = project.fix_json("--verify", "--repeat", "1", "--select", "BRK002,BRK099")
+    _, data = project.fix_json("--verify", "--repeat", "1", "--no-parity", "--rounds", "1",
+                               "--select", "BRK002,BRK099")
     together = data["verification"][0]
     assert together["label"] == "all patches" and together["kept"] is False, together
     assert sorted(together["stayed"]) == sorted([f"BRK099 at {BLIND_PROTONET.name}:{unique_at}",
