@@ -58,8 +58,8 @@ def test_running_the_rules_loads_no_suggestion_machinery():
 
 
 def test_suggestions_holds_suggesters_and_its_helpers_package_the_rest():
-    """analyzer/suggestions/ is the suggesters rules name (Rule.suggester), the generic one, library_fix and the
-    catalogue's candidates (dispatch asks them), the dispatch and the table of patch kinds; everything shared lives in suggestions/helpers."""
+    """analyzer/suggestions/ is the suggesters rules name (Rule.suggester), the generic one, library_fix, the
+    catalogue's candidates and compile_module (dispatch asks them), the dispatch and the table of patch kinds; everything shared lives in suggestions/helpers."""
     import pkgutil
 
     import tdiag.analyzer.suggestions as suggestions
@@ -67,5 +67,6 @@ def test_suggestions_holds_suggesters_and_its_helpers_package_the_rest():
 
     named = {rule.suggester for rule in all_rules() if rule.suggester}
     top = {m.name for m in pkgutil.iter_modules(suggestions.__path__) if not m.ispkg}
-    assert top - named == {"catalogue_candidates", "dispatch", "generic", "kinds", "library_fix"}, top - named
+    assert top - named == {"catalogue_candidates", "compile_module", "dispatch", "generic", "kinds",
+                           "library_fix"}, top - named
     assert not named & {m.name for m in pkgutil.iter_modules(helpers.__path__)}
