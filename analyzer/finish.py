@@ -36,7 +36,7 @@ def finish(analysis: Analysis, patches: bool = True) -> None:
     for f in findings:
         if f.cost is not None and f.cost.note:
             f.message += "; " + f.cost.note
-    wanted = findings if patches else [f for f in findings if fix_from_suggestion(f)]
+    wanted = findings if patches else [f for f in findings if fix_from_suggestion(f, analysis)]
     if wanted:
         from tdiag.analyzer.suggestions import attach_suggestions
 
@@ -74,14 +74,16 @@ def _suggestion_in_user_names(s: Suggestion) -> None:
         _suggestion_in_user_names(candidate)
 
 
-def fix_from_suggestion(f: Finding) -> bool:
+def fix_from_suggestion(f: Finding, analysis: Analysis) -> bool:
     """Whether a suggestion may word this finding's fix: a cause inside a library (its fix is applied from the
-    user's line), or a rule whose suggester names what the user's code holds."""
+    user's line), a rule whose suggester names what the user's code holds, or a break compiling the model may
+    answer (suggestions/compile_module.py: it words the fix where the break's own kind builds no patch)."""
     from tdiag.analyzer.library_causes import cause_frame, match
+    from tdiag.analyzer.suggestions.compile_module import may_apply
     from tdiag.analyzer.rules import BREAK_FAMILIES, get_rule
 
     if match(f) is not None or (f.family in BREAK_FAMILIES and cause_frame(f) is not None):
         return True
 
     rule = get_rule(f.code)
-    return rule is not None and rule.suggester in FIX_WORDING_SUGGESTERS
+    return (rule is not None and rule.suggester in FIX_WORDING_SUGGESTERS) or may_apply(f, analysis)

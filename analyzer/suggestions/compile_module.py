@@ -13,7 +13,8 @@ training; compiling the model changes nothing the program computes.
 Fires for a break at the function's own line (not a library's, not by design), in a named function that is not a
 module's ``forward``, whose first graph holds a module's parameters; the earliest such break of the function carries
 it. The patch, where the function is compiled by its decorator and the module is a module-level name assigned once:
-the decorator goes, and ``NAME = torch.compile(NAME, <the decorator's arguments>)`` follows the assignment.
+the decorator goes, ``compiled_NAME = torch.compile(NAME, <the decorator's arguments>)`` follows the assignment,
+and the function calls ``compiled_NAME(...)``: the module's other callers stay as written.
 """
 
 from __future__ import annotations
@@ -49,24 +50,38 @@ def module_called(ctx: SuggestionContext, function: str, path: str) -> str | Non
     return None
 
 
-def _first_break_line(ctx: SuggestionContext, function: str, path: str) -> int | None:
-    lines = [b.site.line for b in ctx.analysis.breaks
-             if b.site.path == path and b.site.function == function and b.site.line]
-    return min(lines) if lines else None
+def may_apply(finding: Finding, analysis) -> bool:
+    """Whether compiling the model could be this finding's answer, read from the record alone (no syntax tree):
+    the end-of-run summary asks it to know which findings' fix lines a suggestion words (analyzer/finish.py).
+    A skipped call with a torch-native equivalent is answered by the equivalent (Python's random.random ->
+    torch.rand: the work stays in the graph), and a break inside a library the line calls by that library's fix
+    (kl_divergence's registry lookup: the closed-form KL), never by moving the compile."""
+    from tdiag.analyzer.library_causes import cause_frame, match
+    from tdiag.analyzer.native_equivalents import equivalent
+
+    function = finding.function
+    if finding.family != "BRK" or finding.by_design or not function or function.startswith("<") \
+            or function == "forward" or function.startswith("torch_dynamo_resume"):
+        return False
+    if match(finding) is not None or cause_frame(finding) is not None:
+        return False  # the break is inside a library the line calls: its own fix is applied from this line
+    skipped = finding.evidence.skipped_call() if finding.evidence is not None else None
+    if skipped is not None and equivalent(skipped.name) is not None:
+        return False
+    lines = [b.site.line for b in analysis.breaks
+             if b.site.path == finding.path and b.site.function == function and b.site.line]
+    return bool(lines) and min(lines) == finding.line
 
 
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     """The compile-the-model suggestion for ``finding``, or None where it does not apply."""
     function = finding.function
-    if finding.family != "BRK" or finding.by_design or not function or function.startswith("<") \
-            or function == "forward" or function.startswith("torch_dynamo_resume"):
-        return None
-    if _first_break_line(ctx, function, finding.path) != finding.line:
+    if not may_apply(finding, ctx.analysis):
         return None
     module = module_called(ctx, function, finding.path)
     if module is None:
         return None
-    compile_call = "torch.compile(...)"
+    compile_call = f"compiled_{module} = torch.compile({module})"
     try:
         patch, compile_call = _patch(ctx, function, finding.path, module)
     except NoPatch as why_not:
@@ -77,9 +92,9 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     return Suggestion(
         title=f"Compile {target}, not {function}",
         fix=(f"compile the model {function} calls, not {function}: {function}'s own code after the model (this "
-             f"line and the rest) is what breaks; compile {target} (`{module} = {compile_call.replace('...', module)}`) "
-             f"and remove torch.compile from {function}, so the model's forward and backward compile whole and "
-             f"{function}'s Python runs eagerly, as written"),
+             f"line and the rest) is what breaks; compile {target} where {function} calls it (`{compile_call}`, "
+             f"called in {function}) and remove torch.compile from {function}, so the model's forward and backward "
+             f"compile whole and {function}'s Python runs eagerly, as written"),
         why=(f"{function} is compiled whole, and the model {target} traces into its first graph; the breaks are in "
              f"{function}'s own code after it, each cutting the step into more pieces (and the code after a break "
              "recompiles for the values carried across it). Compiling the model is torch's 'compile regions': the "
@@ -90,9 +105,25 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     )
 
 
+class _CallsTo(cst.CSTTransformer):
+    """Calls of the module ``old(...)`` become calls of ``new(...)``; other uses (``old.parameters()``) stay."""
+
+    def __init__(self, old: str, new: str):
+        self.old, self.new, self.count = old, new, 0
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        if isinstance(updated.func, cst.Name) and updated.func.value == self.old:
+            self.count += 1
+            return updated.with_changes(func=cst.Name(self.new))
+        return updated
+
+
 def _patch(ctx: SuggestionContext, function: str, path: str, module: str) -> tuple[str, str]:
-    """(the patch, the compile call it writes): the decorator on ``function`` removed, ``module =
-    torch.compile(module, ...)`` after ``module``'s one module-level assignment."""
+    """(the patch, the compile statement it writes): the decorator on ``function`` removed, ``compiled_<module> =
+    torch.compile(module, ...)`` after ``module``'s one module-level assignment, and ``function``'s calls of the
+    module made through it. The module's other callers (an evaluation under no_grad) stay eager as written:
+    compiling the module itself would compile them too (a recompile for grad mode, another graph: noisy_metric's
+    evaluation)."""
     if "." in module:
         raise NoPatch(f"{module} is an attribute: compile it where it is assigned")
     tree = ctx.tree(path)
@@ -108,19 +139,22 @@ def _patch(ctx: SuggestionContext, function: str, path: str, module: str) -> tup
                and any(isinstance(t.target, cst.Name) and t.target.value == module for t in s.body[0].targets)]
     if len(assigns) != 1:
         raise NoPatch(f"`{module}` is not assigned once at module level")
+    compiled = f"compiled_{module}"
+    if re.search(rf"\b{compiled}\b", tree.module.code):
+        raise NoPatch(f"the name {compiled} is taken")
+    calls = _CallsTo(module, compiled)
+    body = func.body.visit(calls)
+    if not calls.count:
+        raise NoPatch(f"{function} does not call `{module}(...)` itself")
     decorator = decorators[0].decorator
     args = decorator.args if isinstance(decorator, cst.Call) else ()
     call = cst.Call(func=decorator.func if isinstance(decorator, cst.Call) else decorator,
                     args=[cst.Arg(cst.Name(module)), *args])
-    compile_call = cst.Module([]).code_for_node(call)
-    statement = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(module))], call)])
-    body = []
+    statement = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(compiled))], call)])
+    new_body = []
     for s in tree.module.body:
-        if s is func:
-            body.append(func.with_changes(decorators=[]))
-        else:
-            body.append(s)
+        new_body.append(func.with_changes(decorators=[], body=body) if s is func else s)
         if s is assigns[0]:
-            body.append(statement)
-    new = tree.module.with_changes(body=body)
-    return patch_for(tree, new), compile_call
+            new_body.append(statement)
+    new = tree.module.with_changes(body=new_body)
+    return patch_for(tree, new), cst.Module([]).code_for_node(statement)

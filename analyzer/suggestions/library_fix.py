@@ -61,8 +61,36 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     if frame is None or finding.family not in BREAK_FAMILIES:
         return None
     if _frame_skipped(finding) and not _LOGGER.search(evidence_as(finding.evidence, BreakEvidence).context or ""):
-        return None  # a frame Dynamo gave up on: the frame-skip suggester says which break made it skip
+        # a frame Dynamo gave up on: the frame-skip suggester says which break made it skip, unless the line is a
+        # call whose result nothing uses (a metric's update): that call goes after the compiled function
+        return _call_outside(finding, ctx, frame)
     return _unknown_break(finding, ctx, frame)
+
+
+def _call_outside(finding: Finding, ctx: SuggestionContext, frame: Frame) -> Suggestion | None:
+    """A compiled function Dynamo gave up on for a break inside a library call on a line of its own, whose result
+    nothing uses (``val_acc.update(preds, y)``: torchmetrics' torch.unique in a loop): the call is made after the
+    compiled function, on what it returns. The break's own words would advise on library code the user cannot
+    edit (blind new-shapes corpus: torchmetrics 1.9 skips the frame)."""
+    lines = (ctx.analysis.sources.get(finding.path) or "").splitlines()
+    text = lines[finding.line - 1].split("#", 1)[0].strip() if 0 < finding.line <= len(lines) else ""
+    try:
+        statement = cst.parse_statement(text)
+    except cst.ParserSyntaxError:
+        return None
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call)):
+        return None
+    function = finding.function or "the compiled function"
+    return Suggestion(
+        title=f"Call `{text}` after {function}, not inside it",
+        fix=(f"call `{text}` outside the compiled function (after {function}, on what it returns), or put it in a "
+             "small function of yours decorated with @torch.compiler.disable: the break is inside "
+             f"{where(frame)}, which made Dynamo skip {function} whole"),
+        why=(f"torch broke the graph inside {where(frame)} and could not resume, so all of {function} runs eagerly; "
+             "the call's result is not used, so it can be made after the compiled function returns."),
+        alternatives=["compile a smaller function that does not make this call"],
+    )
 
 
 def _frame_skipped(finding: Finding) -> bool:

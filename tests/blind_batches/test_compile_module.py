@@ -41,13 +41,14 @@ def test_a_step_compiled_around_its_model_gets_the_model_compiled_and_torch_conf
     [finding] = [f for f in json.loads(tdiag("lint", "rec", "--format", "json").stdout)
                  if f["location"]["row"] == 29]
     assert finding["fix"]["message"].startswith("compile the model train_step calls, not train_step"), finding
-    assert "`model = torch.compile(model, backend=\"aot_eager\")`" in finding["fix"]["message"]
+    assert "`compiled_model = torch.compile(model, backend=\"aot_eager\")`" in finding["fix"]["message"]
 
     fixed = tdiag("fix", "rec", "--verify", "--apply", "--rounds", "1", "--no-parity", "--format", "json")
     data = json.loads(fixed.stdout)
     assert [p["codes"] for p in data["kept"]] == [["BRK005"]], data["verification"]
     patched = (tmp_path / PROGRAM.name).read_text()
-    assert "@torch.compile" not in patched and 'model = torch.compile(model, backend="aot_eager")' in patched
+    assert "@torch.compile" not in patched and 'compiled_model = torch.compile(model, backend="aot_eager")' in patched
+    assert "compiled_model(" in patched  # the step calls the compiled model; its other callers stay as written
 
     plain = subprocess.run([sys.executable, PROGRAM.name], cwd=tmp_path, capture_output=True, text=True,
                            env={**session_env, "TORCH_LOGS": "graph_breaks"}, timeout=600)

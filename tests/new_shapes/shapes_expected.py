@@ -34,16 +34,18 @@ CLEAN = "nothing to flag: one graph, no break, no recompile in torch's trace"
 SHAPES: dict[str, Shape] = {
     "torchmetrics_eval.py": Shape(
         Expect(flag=[("CRS008", "EXPECT: the metric's state changes each batch"),
-                     ("BRK005", "EXPECT: the metric's state changes each batch")],
+                     ("BRK006", "EXPECT: the metric's state changes each batch")],
                exit_code=1,
                why="tracing MulticlassAccuracy.update: torch.unique in torchmetrics' stat_scores.py:320 has a "
                    "data-dependent output shape (GB0036, 4 times, each frame skipped to eager), then Dynamo dies "
                    "inside lightning_utilities' RequirementCache (importlib.metadata raises PackageNotFoundError for "
                    "torch_xla: InternalTorchDynamoError, exit 1). The crash is first; the fix is to keep "
-                   "val_acc.update out of the compiled function (update on the returned preds)"),
+                   "val_acc.update out of the compiled function (update on the returned preds). The break is in a "
+                   "loop of torchmetrics' validation, so torch skips evaluate_batch whole (GB7000 after GB0036, "
+                   "torch 2.13 with torchmetrics 1.9): the function runs eagerly, BRK006 at the update line"),
         truth={"graph_breaks": 4, "recompiles": 0, "exit_code": 1},
         fixes={("CRS008", "EXPECT: the metric's state changes each batch"): [("val_acc.update",), ("update", "out")],
-               ("BRK005", "EXPECT: the metric's state changes each batch"): [("val_acc.update",), ("update", "out")]},
+               ("BRK006", "EXPECT: the metric's state changes each batch"): [("val_acc.update",), ("update", "out")]},
         first=("CRS008", "EXPECT: the metric's state changes each batch"),
     ),
     "amp_gradscaler.py": Shape(Expect(why=CLEAN + " (autocast around the compiled forward, GradScaler eager)"),
