@@ -99,6 +99,11 @@ def check(ctx):
     if _compiled_code_runs_eagerly(ctx.analysis):
         return []  # the eager time is the compiled function itself, run eagerly: its BRK006/RCP005 finding says why
     parts = movable_parts(runtime)  # outside compiled frames, input preparation aside; breaks' eager parts not in it
+    if parts.get("eager backward") and _inference_only(ctx.analysis, runtime.step_function):
+        # the compiled function runs without grad (an evaluation step) while a backward runs between its calls: an
+        # uncompiled training loop sits between them, which no code moved into this function could take (blind
+        # batch 6's clean control: a compiled validation_step between eager training epochs)
+        return []
     if ctx.analysis.breaks:
         # the backward of the ops that run eagerly between graph pieces is eager too: with breaks in the compiled
         # code it is theirs, not the loss's (blind batch 5: a hook's .item() cut the model at every ReLU)
@@ -132,6 +137,13 @@ def check(ctx):
             ),
         )
     ]
+
+
+def _inference_only(a, function: str | None) -> bool:
+    """Every graph of ``function`` was compiled with grad mode off (torch's global-state guard says so)."""
+    states = [g for g in a.graphs if g.code_name == function]
+    return bool(states) and all(any(guard.kind == "GLOBAL_STATE" and '"grad_mode":false' in guard.text
+                                    for guard in g.guards) for g in states)
 
 
 def _compiled_code_runs_eagerly(a) -> bool:

@@ -45,6 +45,9 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     tree = ctx.tree(finding.path)
     node = tree.statement_at((cst.If, cst.While), finding.line)
     if node is None:
+        kept = filter_suggestion(finding, ctx)
+        if kept is not None:
+            return kept
         raise NoPatch("no `if` statement starts on this line of the recorded source")
     if isinstance(node, cst.While):
         raise NoPatch("a `while` loop on a tensor value: compute the trip count on the device or use torch.cond per step")
@@ -76,6 +79,40 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         patch=patch,
         alternatives=[f"torch.cond with the branch bodies as functions:\n{cond_sketch(tree, node)}"],
     )
+
+
+def filter_suggestion(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
+    """A comprehension's ``if`` on a tensor value (``[i for i in ids if i != blank]``): a filter, whose length is
+    read from the data. It has no second branch, so neither torch.where nor torch.cond can express it: the tensor
+    stays whole and a mask selects, after the compiled code or weighed inside it. None where the line holds no
+    comprehension with an ``if``."""
+    tree = ctx.tree(finding.path)
+    filters = [c for kind in (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+               for c in tree.nodes_on_line(kind, finding.line)
+               if any(f.ifs for f in _for_clauses(c))]
+    if not filters:
+        return None
+    text = tree.code(filters[0])
+    return Suggestion(
+        title="Select with a mask instead of filtering in Python",
+        fix=(f"`{text}` filters by tensor values, so how many items stay is read from the data (and each item's "
+             "test is a data-dependent branch): keep the tensor whole and select with a boolean mask after the "
+             "compiled code returns (index the tensor with the boolean result of the same test), or, inside it, weigh "
+             "by the mask (torch.where) where a fixed size works"),
+        why=("A comprehension that keeps the items whose tensor test is true reads each test back to Python (a graph "
+             "break per item) and makes the result's length depend on the data. A boolean mask does the same "
+             "selection on the device in one operation; its result's size is still the data's, so the selection "
+             "belongs after the compiled code, where sizes may vary."),
+        patch_note="no patch: where the selected items go next decides where the mask is applied",
+    )
+
+
+def _for_clauses(comp: cst.CSTNode) -> list[cst.CompFor]:
+    out, clause = [], getattr(comp, "for_in", None)
+    while clause is not None:
+        out.append(clause)
+        clause = clause.inner_for_in
+    return out
 
 
 def _cond_suggestion(tree: SourceTree, node: cst.If, why_not_where: NoPatch) -> Suggestion | None:

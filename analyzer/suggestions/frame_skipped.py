@@ -31,6 +31,12 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     except NoPatch:
         pass
     ev = evidence_as(finding.evidence, BreakEvidence)
+    if ev.inner_code == "BRK001":  # a filter in a comprehension: no branch to rewrite (branch.py)
+        from tdiag.analyzer.suggestions.branch import filter_suggestion
+
+        kept = filter_suggestion(finding, ctx)
+        if kept is not None:
+            return kept
     failure = backend_failure(ev.explanation)
     if failure is not None and failure.reads_to_python:
         return _capture_scalars_for_the_backend(finding, ctx, failure)
