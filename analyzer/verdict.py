@@ -112,9 +112,18 @@ def judge_times(before_s: Sequence[float], after_s: Sequence[float], what: str =
               f"after {_ms(a_lo)}-{_ms(a_hi)} ms over {len(after_s)}"
               + (", each side's slowest run left out" if trimmed else ""))
     ranges = {"before_range": (b_lo, b_hi), "after_range": (a_lo, a_hi)}
+    # with two runs a side, two ranges apart happen by chance one time in three: the gap between them must also
+    # exceed either side's own spread (blind batch 6 on a loaded machine: 1.19-4.08 ms against 4.76-14.58 ms)
+    widest = max(b_hi - b_lo, a_hi - a_lo) if not trimmed else 0.0
     if a_lo > b_hi * (1 + TIME_TOLERANCE):
+        if a_lo - b_hi <= widest:
+            return TimeVerdict(None, f"slower, but by less than the runs' own spread: no verdict on time ({spread})",
+                               True, **ranges)
         return TimeVerdict("slower", f"slower beyond the spread ({spread})", **ranges)
     if a_hi * (1 + TIME_TOLERANCE) < b_lo:
+        if b_lo - a_hi <= widest:
+            return TimeVerdict(None, f"faster, but by less than the runs' own spread: no verdict on time ({spread})",
+                               True, **ranges)
         return TimeVerdict("faster", f"faster beyond the spread ({spread})", **ranges)
     b_mid, a_mid = _median(before_s), _median(after_s)
     words = f"within the spread: no verdict on time ({spread})"

@@ -15,7 +15,9 @@ if z.sum() > 0:       # graph break
 ```
 
 Graphs that are small because the function is small (a few ops in all) are not reported: removing its breaks
-would not make them bigger. With a measured runtime window, pieces that did not run in it (a cold path) are not
+would not make them bigger. Nor are pieces cut only by breaks at the user's own lines: each of those is a finding of
+its own, with its fix, and the pieces add nothing to them; the finding is for pieces cut by breaks inside library
+code, which no break finding at the user's lines explains. With a measured runtime window, pieces that did not run in it (a cold path) are not
 reported either; without one, the finding cannot say how often the pieces run.
 
 ## Use instead
@@ -60,7 +62,10 @@ def check(ctx):
         first = min(graphs, key=lambda g: (g.frame_id, g.line))
         site, library = ctx.graph_anchor(first)
         ops = [g.op_count for g in tiny]
-        break_lines = sorted({b.site.line for b in a.breaks if (b.rank, b.compile_id) in {(g.rank, g.compile_id) for g in graphs}})
+        cutting = [b for b in a.breaks if (b.rank, b.compile_id) in {(g.rank, g.compile_id) for g in graphs}]
+        if cutting and not any(b.library_frame is not None for b in cutting):
+            continue  # every break that cuts it is at a line of the user's, whose own finding gives its fix
+        break_lines = sorted({b.site.line for b in cutting})
         findings.append(
             RULE.finding(
                 message=f"{function} compiles into {len(pieces)} pieces, {len(tiny_pieces)} of only "

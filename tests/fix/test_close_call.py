@@ -212,3 +212,14 @@ def test_a_step_faster_by_less_than_the_decisive_factor_takes_its_runs_a_side(ba
     (judged,) = this.attempts
     assert measured.turns[0] == [("round1-all patches-before", 0), ("round1-all patches-more", 1)]
     assert judged.after.runs == 2 and judged.pays  # 3.14-3.23 against 2.40-2.45: beyond the spread
+
+
+def test_two_runs_apart_by_less_than_their_own_spread_are_no_verdict():
+    """Blind batch 6 on a loaded machine: the unchanged program's two runs spread 1.19-4.08 ms by themselves, the
+    patched one's 4.76-14.58 ms. Two ranges apart happen by chance one time in three with two runs a side: a gap
+    smaller than the runs' own spread is a close call (more runs), never "slower"."""
+    verdict = judge_times([1.190 * MS, 4.079 * MS], [4.762 * MS, 14.582 * MS])
+    assert verdict.change is None and verdict.close_call and "by less than the runs' own spread" in verdict.how
+    # a gap wider than either side's spread stays a verdict, as do ranges judged on enough runs (slowest left out)
+    assert judge_times([1.00 * MS, 1.05 * MS], [1.50 * MS, 1.52 * MS]).change == "slower"
+    assert judge_times([1.0 * MS, 1.4 * MS, 1.3 * MS], [1.5 * MS, 1.9 * MS, 1.6 * MS]).change == "slower"

@@ -66,7 +66,8 @@ def graph(cid, code="step", line=5, ops=2, kernels=(), path="train.py"):
 
 def test_tiny_by_nature_is_not_tiny_graphs_but_a_shredded_function_is():
     small = [graph("0/0", ops=2), graph("1/0", code="torch_dynamo_resume_in_step_at_7", line=7, ops=1)]
-    breaks = [brk("0/0", 7, "GB0170", "Data-dependent branching")]
+    # a break inside a library's code, called at the user's line 7: no finding at a line of the user's explains it
+    breaks = [brk("0/0", 7, "GB0170", "Data-dependent branching", ("<site-packages>/lib/layers.py", 30))]
     assert not [f for f in findings(graphs=small, breaks=breaks) if f.code == "CMP001"]
     big = small + [graph("2/0", code="torch_dynamo_resume_in_step_at_9", line=9, ops=3),
                    graph("3/0", code="torch_dynamo_resume_in_step_at_11", line=11, ops=12)]
@@ -74,6 +75,9 @@ def test_tiny_by_nature_is_not_tiny_graphs_but_a_shredded_function_is():
     assert (f.path, f.line, f.occurrences) == ("train.py", 5, 3)
     # pieces that never broke apart are not "shredded", however small
     assert not [f for f in findings(graphs=big) if f.code == "CMP001"]
+    # pieces cut only at the user's own lines: each break is a finding of its own, with its fix (blind batch 6)
+    at_the_users_line = [brk("0/0", 7, "GB0170", "Data-dependent branching")]
+    assert not [f for f in findings(graphs=big, breaks=at_the_users_line) if f.code == "CMP001"]
 
 
 def fallback(op, line=20, backend="aten"):
