@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, field
 from typing import TYPE_CHECKING, Any
 
+from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.model import Analysis
 from tdiag.analyzer.verdict import JUDGED_COUNTS, count_changes, judge_times
 from tdiag.analyzer.stdout_match import DEFAULT_TOLERANCE, match
@@ -197,7 +198,8 @@ def compare(label: str, patches: list[str], before: list[tuple[Analysis, RunResu
     if faster:
         improved.append(faster)
     if a.exit_code != b.exit_code and not completed:
-        reason = f" ({a.crash_reason})" if a.crash_reason and a.crash_reason != b.crash_reason else ""
+        # torch's words for the crash, with the names only Dynamo holds (L['h']) in the user's
+        reason = f" ({user_words(a.crash_reason)})" if a.crash_reason and a.crash_reason != b.crash_reason else ""
         problems.append(f"the program's exit code changed: {b.exit_code} -> {a.exit_code}{reason}")
     output = _judge_output(before[0][1].stdout, after[0][1].stdout, tolerance, output)
     if completed and not after[0][1].stdout.startswith(before[0][1].stdout):
