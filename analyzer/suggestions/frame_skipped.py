@@ -7,6 +7,7 @@ import dataclasses
 from tdiag.analyzer.backend_failure import BackendFailure, backend_failure
 from tdiag.analyzer.evidence import BreakEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.rules import get_rule
 from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
 from tdiag.analyzer.suggestions.helpers.skipped_frame import skip_caused_by, skipped_frame
 
@@ -31,7 +32,8 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     except NoPatch:
         pass
     ev = evidence_as(finding.evidence, BreakEvidence)
-    if ev.inner_code == "BRK001":  # a filter in a comprehension: no branch to rewrite (branch.py)
+    inner = get_rule(ev.inner_code or "")
+    if inner is not None and inner.suggester == "branch":  # a filter in a comprehension: no branch to rewrite
         from tdiag.analyzer.suggestions.branch import filter_suggestion
 
         kept = filter_suggestion(finding, ctx)
