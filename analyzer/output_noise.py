@@ -2,8 +2,10 @@
 
 GPU training in bf16 is not bit-reproducible: three unchanged runs of one program print ``acc 0.108``, ``0.108``,
 ``0.107``. A fixed tolerance either refuses the expert's levers on such a program (its output "changed" by itself) or
-lets a real change pass on a program whose output never varies. So the unchanged program runs at least twice and
-each printed number's values across those runs are its **band**. A patched run prints the same output when:
+lets a real change pass on a program whose output never varies. So the unchanged program's runs are measured and
+each printed number's values across those runs are its **band**. The second run is made only when an output (eager's,
+a patched run's) first differs from the first run's: an identical output is the same whatever the spread, and most
+programs print the same output every run (tdiag/fixing/rounds.py). A patched run prints the same output when:
 
 - it has the same lines, with the same text around the numbers (a line whose text varied run to run by itself is
   not compared, and said so);
@@ -200,6 +202,9 @@ def noise_words(band: Band | str) -> str:
     if isinstance(band, str):
         return f"{band}: compared with the first run"
     varied, text = band.varied, band.text_varied
+    if band.runs == 1:
+        return ("one unchanged run: an output identical to it is the same; the first output that differs has the "
+                "program's own run-to-run spread measured first (a second unchanged run)")
     if not varied and not text:
         return f"the output is identical over {band.runs} unchanged runs: any change in a result is a change"
     parts = []

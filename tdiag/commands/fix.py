@@ -38,8 +38,8 @@ class FixCommand:
                             help="with --verify: at most N rounds of patch, re-run, re-analyse (default 5)")
         parser.add_argument("--output-tolerance", type=float, default=0.0, metavar="REL",
                             help="with --verify: the patched program's output is the same when each printed number "
-                                 "lies within its own run-to-run spread (the unchanged program runs twice; numbers "
-                                 "that never varied must match exactly); REL > 0 also admits floats within one unit "
+                                 "lies within its own run-to-run spread (the unchanged program runs again when an "
+                                 "output first differs; numbers that never varied must match exactly); REL > 0 also admits floats within one unit "
                                  f"of their last digit and REL relatively (e.g. {DEFAULT_TOLERANCE:g}; default 0)")
         parser.add_argument("--no-parity", action="store_true",
                             help="with --verify: do not run the unchanged program with TORCH_COMPILE_DISABLE=1 to "

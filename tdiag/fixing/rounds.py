@@ -44,7 +44,9 @@ from tdiag.fixing.verify import RunResult, Scratch
 from tdiag.lean_dataclass import lean_dataclass
 
 Runs = list[tuple[Analysis, RunResult]]
-BASELINE_RUNS = 2  # the unchanged program runs twice: its output's own run-to-run spread needs two (output_noise.py)
+# the unchanged program's output spread needs two runs (output_noise.py): the second runs only when an output (eager's,
+# a patched run's) first differs from the first run's, since an identical output is the same whatever the spread
+BASELINE_RUNS = 2
 
 
 @lean_dataclass
@@ -122,24 +124,45 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
                     + options.repeat * options.eager)
 
     outputs: list[OutputBaseline] = []  # the original program's outputs, measured with its first baseline
+    unchanged = _Unchanged()
 
     def baseline() -> Runs:
-        progress.expect(BASELINE_RUNS + options.parity)  # its runs, and the eager one
-        runs = measure("before", {}, count=BASELINE_RUNS)
-        outputs.append(_output_baseline(runs, measure, options, progress))
+        progress.expect(1 + options.parity)  # its first run, and the eager one
+        runs = measure("before", {}, count=1)
+        unchanged.compiled = runs  # the state's runs too: a second run measured later is a baseline run as well
+        unchanged.eager = _eager_run(runs, measure, options, progress)
+        outputs.append(unchanged.output())
+        if unchanged.eager.stdouts and any(e != runs[0][1].stdout for e in unchanged.eager.stdouts):
+            spread()  # eager printed something else: parity is judged within the program's own spread
         result.output = outputs[0]
         return runs
+
+    def spread() -> None:
+        """A second run of the unchanged program: its output's own run-to-run spread, measured when an output first
+        differs from the first run's (an identical output needs no spread)."""
+        progress.expect(1)
+        progress.doing("an output differs from the unchanged run's: running the unchanged program once more to "
+                       "measure its own run-to-run spread")
+        unchanged.compiled.extend(measure("before-spread", {}, count=1))
+        outputs[0] = result.output = unchanged.output()
+
+    def original_output(stdouts: list[str] = ()) -> OutputBaseline | None:
+        """Every round's output is judged against the original program's, never the last kept round's: drift
+        across rounds does not add up. ``stdouts``: the outputs about to be judged; one the unchanged runs did not
+        print has the program's spread measured first (``spread``)."""
+        if outputs and len(unchanged.compiled) < BASELINE_RUNS \
+                and any(out not in outputs[0].compiled_stdouts for out in stdouts):
+            try:
+                spread()
+            except OutOfBudget:
+                pass  # judged against the one run: exactly, as the words of a one-run baseline say
+        return outputs[0] if outputs else None
 
     try:
         state = _State(baseline() if baseline_first else None, {}, dict(run.sources), baseline)
     except OutOfBudget as out:
         result.stopped = f"{out}: nothing verified"
         return result
-
-    def original_output() -> OutputBaseline | None:
-        """Every round's output is judged against the original program's, never the last kept round's: drift
-        across rounds does not add up."""
-        return outputs[0] if outputs else None
     tried: set[tuple[str, ...]] = set()
     waiting: list[PlannedPatch] = []  # step-time patches the last round kept something before (carry.py)
     for number in range(1, options.max_rounds + 1):
@@ -192,21 +215,38 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
     return result
 
 
-def _output_baseline(runs: Runs, measure, options, progress: Progress) -> OutputBaseline:
-    """The unchanged program's outputs: its compiled runs, and one run with torch.compile disabled (eager parity),
-    unless ``--no-parity``. The eager run's cost is said before it is spent."""
-    compiled = [r.stdout for _, r in runs]
-    exit_code = runs[0][1].exit_code
+@lean_dataclass
+class _EagerRun:
+    stdouts: list[str]  # empty: not measured (``why``)
+    exit_code: int | None = None
+    why: str | None = None
+
+
+@lean_dataclass
+class _Unchanged:
+    """The unchanged program's runs: compiled (one, a second when its spread is needed) and eager (parity)."""
+
+    compiled: Runs | None = None
+    eager: _EagerRun | None = None
+
+    def output(self) -> OutputBaseline:
+        return measure_baseline([r.stdout for _, r in self.compiled], self.eager.stdouts, self.compiled[0][1].exit_code,
+                                self.eager.exit_code, self.eager.why)
+
+
+def _eager_run(runs: Runs, measure, options, progress: Progress) -> _EagerRun:
+    """One run of the unchanged program with torch.compile disabled (eager parity), unless ``--no-parity``. The
+    eager run's cost is said before it is spent."""
     if not options.parity:
-        return measure_baseline(compiled, [], exit_code, None, "not asked (--no-parity)")
+        return _EagerRun([], why="not asked (--no-parity)")
     seconds = max(r.wall_s for _, r in runs)
     progress.doing(f"running the unchanged program once with TORCH_COMPILE_DISABLE=1 to compare its results with "
                    f"eager (about {seconds:.0f} s, as long as a compiled run at most; --no-parity skips it)")
     try:
         eager = measure("eager-parity", {}, {"TORCH_COMPILE_DISABLE": "1"}, count=1)
     except OutOfBudget as out:
-        return measure_baseline(compiled, [], exit_code, None, f"not measured: {out}")
-    return measure_baseline(compiled, [r.stdout for _, r in eager], exit_code, eager[0][1].exit_code)
+        return _EagerRun([], why=f"not measured: {out}")
+    return _EagerRun([r.stdout for _, r in eager], eager[0][1].exit_code)
 
 
 def eager_baseline(compiled: Runs, eager: Runs) -> EagerBaseline:
@@ -225,7 +265,7 @@ def eager_baseline(compiled: Runs, eager: Runs) -> EagerBaseline:
 
 
 def _round(this: Round, state: _State, measure, warm, in_turn, options, progress: Progress,
-           original_output: Callable[[], OutputBaseline | None] = lambda: None) -> Runs | None:
+           original_output: Callable[..., OutputBaseline | None] = lambda stdouts=(): None) -> Runs | None:
     """Verify one round: fill its attempts, its kept set and why; the kept set's runs, or None when none paid.
     A set of cache fixes only (CCH) is measured on warm runs against a fresh cache per side (``warm``). A set that
     only the step time decides, on a close call, takes ``repeat`` more runs a side in turn (``in_turn``) and is judged
@@ -243,8 +283,9 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
             adds_graphs = any(p.adds_graphs for p in group)
             ids = [p.id for p in group]
             runs = measure(f"round{number}-{label}", _with(state, group), count=1)
+            output = original_output([r.stdout for _, r in runs])  # before compare: it may add a baseline run
             c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
-                        decisive=True, output=original_output())
+                        decisive=True, output=output)
             random_only = random_stream.recheck(c, runs, original_output(), lambda env: measure(
                 f"round{number}-{label}-eager-random", _with(state, group), env, count=1), options.output_tolerance)
             # every finding stayed: the counts cannot make it a fix, only a faster step can (more runs a side)
@@ -265,8 +306,9 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
                                                    (f"round{number}-{label}-more", _with(state, group), more)])
                 state.runs.extend(more_before)  # the baseline keeps them: later sets are judged on them too
                 runs = runs + more_after
+                output = original_output([r.stdout for _, r in runs])
                 c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
-                            output=original_output())
+                            output=output)
                 random_stream.take_back(c, random_only)
             if c.close_call:
                 more = options.repeat
@@ -276,8 +318,9 @@ def _round(this: Round, state: _State, measure, warm, in_turn, options, progress
                                                    (f"round{number}-{label}-close", _with(state, group), more)])
                 state.runs.extend(more_before)
                 runs = runs + more_after
+                output = original_output([r.stdout for _, r in runs])
                 c = compare(label, ids, state.runs, runs, options.output_tolerance, adds_graphs=adds_graphs,
-                            output=original_output())
+                            output=output)
                 random_stream.take_back(c, random_only)
                 c.remeasured = more
             c.stayed = _every_finding_stayed(group, runs, state.runs[0][0])

@@ -127,7 +127,7 @@ def test_ctrl_c_during_verify_prints_one_line_and_exits_130(slow, tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, stderr
     assert stderr.splitlines() == [stderr.strip()] and "Traceback" not in stderr, stderr
-    assert stderr.startswith("tdiag fix: interrupted while the program unpatched, run 1 of 2: "), stderr
+    assert stderr.startswith("tdiag fix: interrupted while the program unpatched, run 1 of 1: "), stderr
     assert "your source is untouched, the scratch copies were removed" in stderr
     assert stdout == ""
     assert (slow.root / "slow_rerun.py").read_bytes() == source
@@ -166,9 +166,9 @@ def test_verify_progress_in_a_real_terminal_then_ctrl_c(slow, tmp_path):
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "30", f"bash {script}"],
                    check=True, env=env)
     try:
-        # the progress line: what runs, which run, the runs known to come (the unpatched program once and the one
-        # patch once: more only where the step time must decide) and the time elapsed
-        screen = _wait_for(session, r"the program unpatched, run 1 of 2 .* 4 runs left \d+:\d\d:\d\d", 120)
+        # the progress line: what runs, which run, the runs known to come (the unpatched program once, once eagerly,
+        # and the one patch once: more only where an output differs or the step time must decide) and the time elapsed
+        screen = _wait_for(session, r"the program unpatched, run 1 of 1 .* 3 runs left \d+:\d\d:\d\d", 120)
         time.sleep(1.0)
         subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
         screen = _wait_for(session, r"exit=\d+", 60)
@@ -176,6 +176,6 @@ def test_verify_progress_in_a_real_terminal_then_ctrl_c(slow, tmp_path):
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     lines = [line for line in screen.splitlines() if line.strip()]
     assert lines[-1] == "exit=130", screen
-    said = [line for line in lines if "tdiag fix: interrupted while the program unpatched, run 1 of 2: " in line]
+    said = [line for line in lines if "tdiag fix: interrupted while the program unpatched, run 1 of 1: " in line]
     assert len(said) == 1 and lines[-2] == said[0], screen
     assert "Traceback" not in screen and "runs left" not in screen, screen  # the progress line is gone

@@ -70,9 +70,12 @@ def test_a_run_within_the_programs_own_spread_is_the_same_output(tmp_path, sessi
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="the fix loop's git checks need git")
 def test_fix_verify_keeps_a_patch_on_a_program_whose_output_varies_by_itself(tmp_path, session_env):
-    """End to end: the baseline runs twice and once eagerly; the report says what varied and that compiled equals
-    eager, and the print patch is kept (the fixed rule refused this program's own runs as 'output changed')."""
-    project = make_project(tmp_path, NOISE_PROGRAMS / "noisy_metric.py", session_env)
+    """End to end: the baseline runs once and once eagerly, and again since eager printed other numbers; the report
+    says what varied and that compiled equals eager, and the print patch is kept (the fixed rule refused this program's own runs as 'output changed')."""
+    # one run count for every copy fix --verify runs (a GPU's noise shows in each run, whichever copy it runs in)
+    env = {**session_env, "NOISE_RUNS_DIR": str(tmp_path / "runs")}
+    (tmp_path / "runs").mkdir()
+    project = make_project(tmp_path, NOISE_PROGRAMS / "noisy_metric.py", env)
     rc, data = project.fix_json("--verify")
     assert rc == 0, data
     assert "vary run to run by themselves" in data["output"]["noise"], data["output"]

@@ -1,14 +1,16 @@
 """A training loop whose printed accuracy varies run to run by itself, as bf16 training on a GPU does (three unchanged
 runs printed 0.108, 0.108, 0.107 there). Here the variation is deterministic so that a test can rely on it: the program
-appends a line to its own log (runs.log) in its folder on every run, and the evaluation batch is jittered by a generator
-seeded by that count. A debug print is left in the compiled step: a graph break whose patch (Dynamo replays the print
+appends a line to its own log (runs.log) on every run, and the evaluation batch is jittered by a generator seeded by
+that count. The log is in the folder NOISE_RUNS_DIR names, else beside the program: `fix --verify` runs each side in a
+fresh copy of the project, and a GPU's noise shows in every run, whichever copy it runs in. A debug print is left in the compiled step: a graph break whose patch (Dynamo replays the print
 after the graph) changes no result."""
 
+import os
 from pathlib import Path
 
 import torch
 
-log = Path(__file__).with_name("runs.log")
+log = Path(os.environ.get("NOISE_RUNS_DIR") or Path(__file__).parent) / "runs.log"
 with log.open("a") as f:
     f.write("run\n")
 runs = len(log.read_text().splitlines())
