@@ -157,4 +157,4 @@ def _patch(ctx: SuggestionContext, function: str, path: str, module: str) -> tup
         if s is assigns[0]:
             new_body.append(statement)
     new = tree.module.with_changes(body=new_body)
-    return patch_for(tree, new), cst.Module([]).code_for_node(statement)
+    return patch_for(tree, new), cst.Module([]).code_for_node(statement).strip()
