@@ -195,14 +195,28 @@ def test_a_set_whose_one_run_looks_slower_is_measured_in_turn_and_refused_when_i
 
 def test_a_step_faster_by_the_decisive_factor_is_kept_on_its_first_run(base):
     # the H200's undisturbed CUDA-graph run (1.93 ms) against the baseline's 3.14-3.23: 1.6x, beyond the 1.46x one
-    # disturbed run has measured, so no second run of either side is taken
-    measured = _Measured(base, (1.93,), before_more=(), after_more=())
+    # disturbed run has measured; one more baseline run taken right after it (3.18 ms) confirms it, and the patched
+    # side runs no more
+    measured = _Measured(base, (1.93,), before_more=(3.18,), after_more=())
     this, state = _cuda_graphs_round(base, measured)
     (judged,) = this.attempts
-    assert measured.turns == [] and judged.after.runs == 1 and len(state.runs) == 2
+    assert measured.turns == [[("round1-all patches-before-next", 1), ("round1-all patches-more", 0)]]
+    assert judged.after.runs == 1 and len(state.runs) == 3
     assert judged.pays and judged.kept and judged.improved == [
         "faster steps: 3.140 -> 1.930 ms or less (before 3.140 ms at best, after 1.930 ms)"]
     assert judged.timing.startswith("faster by 1.6x on one run, beyond the 1.5x one disturbed run has")
+
+
+def test_a_one_run_lead_the_next_baseline_run_does_not_confirm_takes_its_runs_a_side(base):
+    """Blind batch 6 on 2 busy cores: a patched run (1.06 ms) came at a quiet moment, the baseline's earlier runs
+    (3.14, 3.23 ms here) at loaded ones, where the plain program gains 0.01 ms. The baseline run taken right after
+    the patched one is as fast (1.10 ms): no decision on one run, the sides are measured in turn."""
+    measured = _Measured(base, (1.06,), before_more=(1.10, 1.08, 1.12), after_more=(1.07, 1.11, 1.09))
+    this, state = _cuda_graphs_round(base, measured)
+    (judged,) = this.attempts
+    assert measured.turns[0] == [("round1-all patches-before-next", 1), ("round1-all patches-more", 0)]
+    assert judged.after.runs >= 2 and "on one run" not in judged.timing, judged.timing
+    assert not (judged.pays and any(w.startswith("faster steps") for w in judged.improved)), judged.improved
 
 
 def test_a_step_faster_by_less_than_the_decisive_factor_takes_its_runs_a_side(base):
