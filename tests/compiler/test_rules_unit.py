@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tdiag.analyzer.model import Analysis, CompiledGraph, GraphBreak, Kernel, Site, SourceRef
+from tdiag.analyzer.model import Analysis, CompiledGraph, Frame, GraphBreak, Kernel, Site, SourceRef
 from tdiag.analyzer.rules import (
     RuleContext,
     cmp001_tiny_graphs,
@@ -34,7 +34,13 @@ def test_cmp001_tiny_graphs():
     graphs = [graph("0/0", op_count=2), graph("1/0", op_count=1, line=20), graph("2/0", op_count=40, line=30)]
     # pieces exist because a break split the function; without a break nothing was shredded
     assert cmp001_tiny_graphs.check(RuleContext(Analysis(graphs=graphs), None)) == []
+    # a break at the user's own line is a finding of its own, with its fix: the pieces it cuts add nothing to it
     split = [GraphBreak("0/0", "Data-dependent branching", Site("train.py", 12, function="forward"), gb_id="GB0170")]
+    assert cmp001_tiny_graphs.check(RuleContext(Analysis(graphs=graphs, breaks=split), None)) == []
+    # a break inside a library the user's line calls: the pieces are what the user sees of it
+    inside = Frame("<site-packages>/lib/layers.py", 40, "forward", "if x.sum() > 0:", is_user=False)
+    split = [GraphBreak("0/0", "Data-dependent branching", Site("train.py", 12, function="forward"), gb_id="GB0170",
+                        library_frame=inside)]
     findings = cmp001_tiny_graphs.check(RuleContext(Analysis(graphs=graphs, breaks=split), None))
     assert len(findings) == 1 and findings[0].occurrences == 2 and findings[0].evidence.op_counts == [2, 1]
 
