@@ -25,7 +25,7 @@ from collections import Counter
 import libcst as cst
 
 from tdiag.analyzer.model import Finding, Suggestion
-from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext, patch_for, replace_nodes
+from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext, patch_for
 
 # a module's parameter or buffer as Dynamo names a graph input: G_model_modules_net_modules_0_parameters_weight_,
 # L_self_modules_encoder_parameters_bias_
@@ -81,13 +81,10 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
     module = module_called(ctx, function, finding.path)
     if module is None:
         return None
-    compile_call = f"compiled_{module} = torch.compile({module})"
     try:
         patch, compile_call = _patch(ctx, function, finding.path, module)
-    except NoPatch as why_not:
-        patch, note = None, str(why_not)
-    else:
-        note = None
+    except NoPatch:
+        return None  # words without the patch would name a statement the user's file cannot take as written
     target = f"`{module}`" if "." not in module else f"the module `{module}`"
     return Suggestion(
         title=f"Compile {target}, not {function}",
@@ -100,7 +97,6 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
              "recompiles for the values carried across it). Compiling the model is torch's 'compile regions': the "
              "same graphs for the model, forward and backward, and none of the breaks."),
         patch=patch,
-        patch_note=note,
         alternatives=["remove each break in the function (the other findings at its lines)"],
     )
 
@@ -139,9 +135,7 @@ def _patch(ctx: SuggestionContext, function: str, path: str, module: str) -> tup
                and any(isinstance(t.target, cst.Name) and t.target.value == module for t in s.body[0].targets)]
     if len(assigns) != 1:
         raise NoPatch(f"`{module}` is not assigned once at module level")
-    compiled = f"compiled_{module}"
-    if re.search(rf"\b{compiled}\b", tree.module.code):
-        raise NoPatch(f"the name {compiled} is taken")
+    compiled = tree.fresh_name(f"compiled_{module}", tree.module)
     calls = _CallsTo(module, compiled)
     body = func.body.visit(calls)
     if not calls.count:

@@ -72,15 +72,15 @@ def _call_outside(finding: Finding, ctx: SuggestionContext, frame: Frame) -> Sug
     nothing uses (``val_acc.update(preds, y)``: torchmetrics' torch.unique in a loop): the call is made after the
     compiled function, on what it returns. The break's own words would advise on library code the user cannot
     edit (blind new-shapes corpus: torchmetrics 1.9 skips the frame)."""
-    lines = (ctx.analysis.sources.get(finding.path) or "").splitlines()
-    text = lines[finding.line - 1].split("#", 1)[0].strip() if 0 < finding.line <= len(lines) else ""
     try:
-        statement = cst.parse_statement(text)
-    except cst.ParserSyntaxError:
+        tree = ctx.tree(finding.path)
+    except NoPatch:
         return None
-    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+    statement = tree.statement_at(cst.SimpleStatementLine, finding.line)
+    if not (statement is not None and len(statement.body) == 1
             and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call)):
         return None
+    text = tree.code(statement.body[0].value)
     function = finding.function or "the compiled function"
     return Suggestion(
         title=f"Call `{text}` after {function}, not inside it",
