@@ -317,6 +317,9 @@ class Suggestion:
     # break before the step): `tdiag fix --verify` does not count those graphs and breaks against it, and keeps it
     # only when the step is measured faster
     adds_graphs: bool = False
+    # a lever that changes no count (a precision setting): `tdiag fix --verify` judges it by the step time alone, in
+    # the round after the structural patches, like CUDA graphs and the optimizer's (RUN findings' patches)
+    step_time: bool = False
 
 
 @lean_dataclass

@@ -29,6 +29,8 @@ class WarningEntry:
     message: str
     fix: str
     shown_as_break: bool = False  # torch warns because the graph break it comes with is easy to miss
+    # the statement tdiag writes for it after the file's imports (suggestions/warning_setting.py), where it has one
+    patch: dict | None = None
 
 
 @lean_dataclass

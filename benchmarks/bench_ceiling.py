@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -170,8 +171,10 @@ def tdiag_rounds(name: str, args: list[str], work: Path, result: Result, repeat:
     # deadline stays as the backstop (a run longer than every earlier one)
     budget = ["--budget", f"{max(within(3600, deadline) - FIX_BUDGET_MARGIN_S, 1):.0f}"] if deadline else []
     try:
+        # TDIAG_FIX_ARGS: the user's own further options (`--output-tolerance 1e-2`: TF32's rounding accepted)
         proc = run([sys.executable, "-m", "tdiag", "fix", str(record), "--verify", "--apply", "--repeat", str(repeat),
-                    *budget, "--format", "json"], within(3600, deadline), cwd=project, env=env_for(None))
+                    *budget, *shlex.split(os.environ.get("TDIAG_FIX_ARGS", "")), "--format", "json"],
+                   within(3600, deadline), cwd=project, env=env_for(None))
     except subprocess.TimeoutExpired:  # the program as tdiag left it: the rounds applied so far
         result.error = "tdiag fix stopped: past the time budget"
         return project / f"{name}.py"

@@ -38,7 +38,8 @@ from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._warnings import has_break_at, warning_findings
 
 RULE = Rule("WRN001", "torch-warned-behaviour", "warning",
-            "torch warned that compiled code behaves differently or misses a speed-up at this line")
+            "torch warned that compiled code behaves differently or misses a speed-up at this line",
+            suggester="warning_setting")
 
 
 def check(ctx):

@@ -63,6 +63,8 @@ PATCH_KINDS: dict[str, PatchKind] = {
                              "tdiag.analyzer.suggestions.scalar_item:fallback"),
     "to_python": PatchKind("tdiag.analyzer.suggestions.to_python:suggest"),
     "untraceable_call": PatchKind("tdiag.analyzer.suggestions.untraceable_call:suggest"),
+    # WRN001: the statement torch_warnings.json names for a warning (TF32's matmul precision), after the imports
+    "warning_setting": PatchKind("tdiag.analyzer.suggestions.warning_setting:suggest"),
 }
 # A rule that names no kind: its fix line and rationale, as words (no patch).
 GENERIC = PatchKind("tdiag.analyzer.suggestions.generic:suggest")

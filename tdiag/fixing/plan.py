@@ -49,6 +49,7 @@ class PlannedPatch:
     # the same finding's other patches (Suggestion.candidates), tried in order when this one does not pay
     alternatives: list[PlannedPatch] = field(default_factory=list)
     adds_graphs: bool = False  # Suggestion.adds_graphs: more graphs and breaks by design, judged by step time
+    step_time: bool = False  # Suggestion.step_time: a lever that changes no count (a precision setting)
 
     @property
     def applied(self) -> bool:
@@ -90,6 +91,7 @@ def plan_patches(analysis: Analysis, select: list[str] | None = None, ignore: li
             findings=[finding],
             edits=edits_of(suggestion.patch),
             adds_graphs=suggestion.adds_graphs,
+            step_time=suggestion.step_time,
             alternatives=_candidates(finding),
         )
     patches = list(planned.values())
@@ -104,8 +106,9 @@ def plan_patches(analysis: Analysis, select: list[str] | None = None, ignore: li
 
 
 def is_step_time(patch: PlannedPatch) -> bool:
-    """A patch judged by step time alone (every finding it answers is a RUN finding's: CUDA graphs, the optimizer)."""
-    return all(code.startswith("RUN") for code in patch.codes)
+    """A patch judged by step time alone: every finding it answers is a RUN finding's (CUDA graphs, the optimizer),
+    or its suggestion says it changes no count (a precision setting a torch warning names)."""
+    return patch.step_time or all(code.startswith("RUN") for code in patch.codes)
 
 
 def _candidates(finding: Finding) -> list[PlannedPatch]:
@@ -113,7 +116,7 @@ def _candidates(finding: Finding) -> list[PlannedPatch]:
     return [
         PlannedPatch(id=f"{finding.code}@{finding.path}:{finding.line}#{n}", path=finding.path, patch=alt.patch,
                      title=alt.title, codes=[finding.code], findings=[finding], edits=edits_of(alt.patch),
-                     adds_graphs=alt.adds_graphs)
+                     adds_graphs=alt.adds_graphs, step_time=alt.step_time)
         for n, alt in enumerate(finding.suggestion.candidates, start=2) if alt.patch
     ]
 
