@@ -46,6 +46,15 @@ class Budget:
             raise OutOfBudget(f"the {self.seconds:g} s budget (--budget) left no time for {what} "
                               f"({elapsed:.0f} s spent{expected})")
 
+    def untried(self, patches: list, runs: int) -> str:
+        """What a stop left unmeasured, and about how long it would take: "untried: RUN002@train.py:40 (Compile with
+        mode="reduce-overhead"), ...; about 2 more runs of ~120 s (~240 s)" ("" when nothing was left)."""
+        if not patches:
+            return ""
+        run_s = self._longest or self._recorded
+        cost = f"; about {runs} more run(s) of ~{run_s:.0f} s (~{runs * run_s:.0f} s)" if run_s else ""
+        return "untried: " + ", ".join(f"{p.id} ({p.title})" for p in patches) + cost
+
     def ran(self, seconds: float, runs: int = 1) -> None:
         """``runs`` runs took ``seconds`` together."""
         self._longest = max(self._longest, seconds / runs)

@@ -162,7 +162,11 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
     try:
         state = _State(baseline() if baseline_first else None, {}, dict(run.sources), baseline)
     except OutOfBudget as out:
-        result.stopped = f"{out}: nothing verified"
+        # the round-1 patches and the unchanged program's runs it needs: its first run (and the eager one), a
+        # patched run, and a step-time round after a structural one
+        structural, later = structure_first(first or [])
+        left = budget.untried([*structural, *later], 1 + options.parity + bool(structural) + bool(later))
+        result.stopped = f"{out}: nothing verified" + (f"; {left}" if left else "")
         return result
     tried: set[tuple[str, ...]] = set()
     waiting: list[PlannedPatch] = []  # step-time patches the last round kept something before (carry.py)
@@ -187,7 +191,9 @@ def verify_rounds(run: RecordedRun, first: list[PlannedPatch], options, scratch:
             runs = _round(this, state, measure, warm, in_turn, options, progress, original_output)
         except OutOfBudget as out:
             this.kept, this.why = [], f"not finished: {out}"
-            result.stopped = str(out)
+            # this round's patches, and the step-time ones a later round would have measured
+            left = budget.untried([*patches, *deferred], 1 + bool(deferred))
+            result.stopped = str(out) + (f"; {left}" if left else "")
             break
         if runs is None:
             nxt = _next_candidates(patches, tried)

@@ -101,8 +101,11 @@ def test_the_budget_stops_between_rounds_and_the_rounds_verified_before_it_are_a
     first, second = verification.rounds
     assert first.kept and not second.kept
     assert second.why.startswith("not finished: the 350 s budget (--budget) left no time for round 2")
+    # the answer names what the cut left untried, and about how long it would take
+    (left,) = second.patches
     assert verification.stopped == ("the 350 s budget (--budget) left no time for round 2: all patches (1 patch), "
-                                    "run 1 of 1 (300 s spent, about 100 s a run)")
+                                    f"run 1 of 1 (300 s spent, about 100 s a run); untried: {left.id} ({left.title}); "
+                                    "about 1 more run(s) of ~100 s (~100 s)")
     # round 1 verified (the program no longer stops at the first branch) and was written, round 2 was not
     assert report.applied is not None and source.read_text() != original
     assert "torch.where" in source.read_text() and "if x.mean() > 0.1:" in source.read_text()
@@ -117,7 +120,10 @@ def test_a_budget_too_short_for_the_baseline_verifies_and_applies_nothing(tmp_pa
     # the recorded run took longer than half a second: not even the first run starts
     assert data["stopped"].startswith("the 0.5 s budget (--budget) left no time for the program unpatched, run 1 of 1")
     assert "s a run as recorded)" in data["stopped"]
-    assert data["stopped"].endswith("nothing verified")
+    # nothing verified, and what was planned is named with the runs it would take (its first run, the eager one,
+    # round 1's patched run)
+    assert "nothing verified; untried: CRS001@masked_breaks.py:9 (Compute `x` with torch.where" in data["stopped"]
+    assert "; about 3 more run(s) of ~" in data["stopped"]
     assert data["verification"] == [] and source.read_text() == original
     assert rc == 0
     saved = project.record / "fix" / "verification.json"
