@@ -86,10 +86,16 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         new_statement = statement.deep_replace(value, tensor)
     else:
         raise NoPatch(f"`{subject}` is reached through an expression evaluated by the call; mark it where it is made")
+    # several sizes marked at once (a batch's ids and labels, both padded to one length) may be related by the code
+    # (`logits.view(-1, V)` against `labels.view(-1)`): mark_dynamic then stops the program with "Constraints
+    # violated (idx.size()[1], targets.size()[1])" where torch relates them (big_gpt2_sft on an H100 once TF32 was
+    # on), so they are marked with maybe_mark_dynamic, which asks for the same dynamic sizes and lets torch relate
+    # them; `tdiag fix --verify` still sees a recompile that stays
+    mark = "maybe_mark_dynamic" if also else "mark_dynamic"
     for marked, marked_dim in [(tensor, dim), *also]:
         lines.append(
             parse_template_statement(
-                "{torch}._dynamo.mark_dynamic({tensor}, {dim})",
+                "{torch}._dynamo." + mark + "({tensor}, {dim})",
                 config=config, torch=cst.Name(torch), tensor=marked, dim=cst.Integer(str(marked_dim)),
             )
         )
@@ -106,8 +112,8 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         alternatives=[*_framework_alternatives(finding, framework), *_alternatives(finding)],
         # the one-line fix names the tensor the user holds, not torch's name for it; a value that is no reference
         # gets its name from the patch, which exists only once it is applied
-        fix=(f"{torch}._dynamo.mark_dynamic({held}, {dim}) before the call"
-             + "".join(f" and {torch}._dynamo.mark_dynamic({tree.module.code_for_node(t)}, {d})" for t, d in also)
+        fix=(f"{torch}._dynamo.{mark}({held}, {dim}) before the call"
+             + "".join(f" and {torch}._dynamo.{mark}({tree.module.code_for_node(t)}, {d})" for t, d in also)
              + ", or compile with dynamic=True"
              if is_reference(value) else
              f"{torch}._dynamo.mark_dynamic on the tensor passed as `{shown}` (dim {dim}), bound to a name before "

@@ -86,6 +86,52 @@ def test_compiled_optimizer_step_is_torchs_recipe():
     assert _patched(suggestion) == expected
 
 
+TRAIN_IN_A_FUNCTION = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    def train(model, optimizer, steps):
+        for step in range(steps):
+            loss = model(torch.randn(2, 4)).sum()
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+    def main():
+        torch.manual_seed(0)
+        model = nn.Linear(4, 4)
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        train(torch.compile(model, backend="aot_eager"), optimizer, 3)
+        print(f"weight {model.weight.sum().item():.5f}")
+
+
+    main()
+""")
+
+
+def test_a_step_in_another_function_than_the_optimizer_gets_a_module_level_compiled_step(tmp_path):
+    """big_bert_cls on the H100 (session 29): the optimizer built in main() and stepped in train(..., optimizer, ...)
+    got a closure defined in main() and `optimizer_step()` in train(): a NameError. The compiled step is then defined
+    at module level and takes the optimizer; the patched program runs and prints what the original prints."""
+    import subprocess
+    import sys
+
+    new = _patched(compiled_optimizer_step.build(_ctx(TRAIN_IN_A_FUNCTION), "train.py"), TRAIN_IN_A_FUNCTION)
+    assert "from torch import nn\n\n\n@torch.compile(fullgraph=False)\ndef optimizer_step(optimizer):\n" \
+           "    optimizer.step()\n\n\ndef train(" in new, new
+    assert "        optimizer_step(optimizer)\n        optimizer.zero_grad()\n" in new
+    assert "    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n        train(" not in new
+    outputs = []
+    for text in (TRAIN_IN_A_FUNCTION, new):
+        (tmp_path / "train.py").write_text(text)
+        proc = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1] and outputs[0].startswith("weight ")
+
+
 def test_compiled_step_with_a_scheduler_takes_lr_as_a_tensor():
     text = TRAIN.replace("for step", "sched = torch.optim.lr_scheduler.StepLR(opt, 1)\nfor step").replace(
         "    opt.zero_grad()\n", "    opt.zero_grad()\n    sched.step()\n")

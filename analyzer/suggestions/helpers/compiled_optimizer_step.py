@@ -22,6 +22,7 @@ from tdiag.analyzer.suggestions.helpers.call_keyword import keyword_value, with_
 from tdiag.analyzer.suggestions.helpers.context import (
     NoPatch,
     SuggestionContext,
+    insert_after_imports,
     patch_for,
     replace_nodes,
     torch_alias,
@@ -53,12 +54,18 @@ def build(ctx: SuggestionContext, path: str) -> Suggestion:
                       "step would add a compile, not fewer launches")
     torch = torch_alias(tree)
     config = tree.module.config_for_parsing
-    step_name = tree.fresh_name(f"{site.name}_step", site.call)
+    scope = tree.enclosing_function(site.statement)
+    # the recipe's closure serves steps in the optimizer's own function; a step called elsewhere (a `train(model,
+    # loader, optimizer)` the optimizer is passed to) would not see a function defined there, so the compiled step
+    # is then defined at module level and takes the optimizer: Dynamo guards on the object, one compile serves it
+    shared = all(tree.enclosing_function(step) is scope for step in site.steps)
+    step_name = tree.fresh_name(f"{site.name}_step", site.call if shared else tree.module)
+    parameter = "" if shared else tree.fresh_name("optimizer", tree.module)
     definition = cst.parse_statement(
-        f"@{torch}.compile(fullgraph=False)\ndef {step_name}():\n{config.default_indent}{site.name}.step()\n",
+        f"@{torch}.compile(fullgraph=False)\ndef {step_name}({parameter}):\n"
+        f"{config.default_indent}{parameter or site.name}.step()\n",
         config=config,
     )
-    call_line = cst.parse_statement(f"{step_name}()\n", config=config)
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
     built = site.statement
     why = WHY
@@ -73,10 +80,16 @@ def build(ctx: SuggestionContext, path: str) -> Suggestion:
             new_call = with_keyword(site.call, "lr", tensor, replace=(tree.code(lr),))
             built = site.statement.with_changes(body=[site.statement.body[0].with_changes(value=new_call)])
         why += WHY_SCHEDULER
-    replacements[site.statement] = cst.FlattenSentinel([built, definition])
+    replacements[site.statement] = cst.FlattenSentinel([built, definition]) if shared else built
     for statement in site.steps:
+        receiver = "" if shared else tree.code(statement.body[0].value.func.value)  # `optimizer` of `optimizer.step()`
+        call_line = cst.parse_statement(f"{step_name}({receiver})\n", config=config)
         replacements[statement] = call_line.with_changes(leading_lines=statement.leading_lines)
-    module = with_torch_import(tree, replace_nodes(tree.module, replacements))
+    module = replace_nodes(tree.module, replacements)
+    if not shared:
+        module = insert_after_imports(module, [definition.with_changes(
+            leading_lines=[cst.EmptyLine(), cst.EmptyLine()])])
+    module = with_torch_import(tree, module)
     return Suggestion(
         title=f"Compile the optimizer step ({step_name}: torch's compiled-optimizer recipe)",
         why=why,
