@@ -1,0 +1,57 @@
+"""FIX: no hooks: the model is compiled in two parts split after the target layer (features[:7], then the rest + head), and the gradient is torch.autograd.grad(score, activations) at the split.
+Grad-CAM the way most tutorials write it: a forward hook stores the target layer's activations and a
+register_full_backward_hook stores the gradient flowing out of it; the CNN is compiled for speed, then each image's
+heat map is the ReLU of the gradient-weighted sum of the activation channels."""
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+torch.manual_seed(0)
+
+
+class SmallCNN(nn.Module):
+    def __init__(self, n_classes=10):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(),
+        )
+        self.head = nn.Linear(64, n_classes)
+
+    def forward(self, x):
+        h = self.features(x)
+        return self.head(h.mean((2, 3)))
+
+
+class GradCAM:
+    def __init__(self, model, split):
+        self.bottom = torch.compile(model.features[:split], backend="aot_eager")
+        self.top = torch.compile(lambda a: model.head(model.features[split:](a).mean((2, 3))), backend="aot_eager")
+
+    def __call__(self, x, class_idx=None):
+        self.activations = self.bottom(x)
+        logits = self.top(self.activations)
+        if class_idx is None:
+            class_idx = logits.argmax(1)
+        score = logits.gather(1, class_idx[:, None]).sum()
+        self.gradients, = torch.autograd.grad(score, self.activations)
+        weights = self.gradients.mean((2, 3), keepdim=True)
+        cam = F.relu((weights * self.activations).sum(1))
+        cam = cam / (cam.amax((1, 2), keepdim=True) + 1e-8)
+        return F.interpolate(cam[:, None], size=x.shape[-2:], mode="bilinear", align_corners=False)[:, 0], class_idx
+
+
+def main():
+    model = SmallCNN().eval()
+    cam = GradCAM(model, 7)  # features[6] is the target layer
+    for batch in range(6):
+        images = torch.randn(8, 3, 32, 32)
+        heat, cls = cam(images)
+        peak = heat.flatten(1).argmax(1)
+        print(f"batch {batch} classes {cls.tolist()} mean heat {heat.mean().item():.4f} "
+              f"peak pixel of image 0 {divmod(peak[0].item(), 32)}")
+
+
+if __name__ == "__main__":
+    main()
