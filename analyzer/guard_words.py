@@ -41,6 +41,9 @@ def user_names(text: str, frame: str | None = None) -> str:
     text = _FILE_A_BUG.sub("", text)
     # a module's attributes as the user's code reaches them: self._modules['rope'].__dict__['_buffers']['cos'] ->
     # self.rope.cos
+    # self.rope.cos; a numbered child of an nn.Sequential or nn.ModuleList as the user indexes it: self.net[2]
+    text = re.sub(r"\.(?:__dict__\['_(?:modules|parameters|buffers)'\]|_(?:modules|parameters|buffers))\['(\d+)'\]",
+                  r"[\1]", text)
     text = re.sub(r"\.__dict__\['_(?:modules|parameters|buffers)'\]\['([^']+)'\]", r".\1", text)
     text = re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", text)
     # a variable a function closes over (make_adder's k, for the g it returns): no name the caller's code holds

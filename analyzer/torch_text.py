@@ -122,8 +122,11 @@ TENSOR_MISMATCH = lazy_regex(
 # `guard  # source line  # file:line in func`, torch sometimes adding `(HINT: ...)` after it; or, for a guard torch
 # made itself (a tensorified float: `(1.0 + ((-1)*decay)) == 0.75  # (fx/passes/...py:429 in _tensorify_impl)`), no
 # source line and the location in parentheses
+# torch's comment after a guard: "  # SOURCE  # LOC:LINE in FUNC", then a hint or the frame the line was inlined from
+# ("(HINT: ...)", "(nn/functional.py:1491 in dropout)"), or the location alone in brackets
 GUARD_COMMENT = lazy_regex(r"\s+#\s*(?:(?P<source>.*?)\s+#\s*(?P<loc>\S+):(?P<line>\d+) in (?P<func>\S+)"
-                           r"(?:\s+\(HINT:\s*(?P<hint>.*)\))?|\((?P<ploc>\S+):(?P<pline>\d+) in (?P<pfunc>\S+)\))\s*$")
+                           r"(?:\s+\((?:HINT:\s*(?P<hint>.*)|[^()\s]+:\d+ in [^()\s]+)\))?"
+                           r"|\((?P<ploc>\S+):(?P<pline>\d+) in (?P<pfunc>\S+)\))\s*$")
 COMPARISON = lazy_regex(r"^(?P<subject>.+?)\s*(?P<op>==|!=|<=|>=|<|>)\s*(?P<value>.+?)$")
 
 

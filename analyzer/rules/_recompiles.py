@@ -164,6 +164,11 @@ def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None,
             branch_fields and attribute.count(".") > 1):  # a submodule's cache size deciding its branch: a branch
         at = f"{f.path}:{f.line}: `{f.source.strip()}`" if f.source and f.path and f.line else ""
         return "module_int_attribute", {"attribute": attribute, "at": at}
+    if attribute is not None and re.fullmatch(r"-?\d+\.\d*(?:e-?\d+)?", f.expected or ""):
+        # a float attribute a module passes to a functional op (nn.Dropout's p into F.dropout): torch specialises on
+        # it, so each new value recompiles, made dynamic or not
+        at = f"{f.path}:{f.line}: `{f.source.strip()}`" if f.source and f.path and f.line else ""
+        return "module_float_attribute", {"attribute": attribute, "at": at}
     if f is not None and is_string_value(f.expected):
         # a sentence, not a name: a new value on every call, so no limit covers it
         # a sentence (spaces, or long) that took a new value each time, over several compiles: free text
@@ -340,7 +345,14 @@ def _module_attribute(failure: GuardFailure | None) -> str | None:
     m = re.fullmatch(r"(?:L\['self'\]|self)((?:\._modules\['\w+'\])*\.\w+)", failure.subject or "") \
         if failure is not None else None
     # a submodule's attribute as the forward names it: L['self']._modules['norm'].count -> self.norm.count
-    return "self" + re.sub(r"\._modules\['(\w+)'\]", r".\1", m.group(1)) if m else None
+    return "self" + _children(m.group(1)) if m else None
+
+
+def _children(path: str) -> str:
+    """``._modules['net']._modules['2'].p`` as the user's code reaches it: ``.net[2].p`` (a numbered child of an
+    nn.Sequential or nn.ModuleList is indexed, a named one an attribute)."""
+    path = re.sub(r"\._(?:modules|parameters|buffers)\['(\d+)'\]", r"[\1]", path)
+    return re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", path)
 
 
 def subject_name(failure: GuardFailure | None) -> str:
@@ -355,8 +367,8 @@ def subject_name(failure: GuardFailure | None) -> str:
         owner = _user_root(state.group("owner"))
         return (f"{owner}.state" if owner else "the optimizer's state") + \
             " (the optimizer's per-parameter state, filled by its first step())"
-    # module attributes as the user names them: self._modules['h']._modules['0']._parameters['bias'] -> h.0.bias
-    s = re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", s)
+    # module attributes as the user names them: self._modules['h']._modules['0']._parameters['bias'] -> h[0].bias
+    s = _children(s)
     s = re.sub(r"^[LG]\['(\w+)'\](?=[.\[])", r"\1", s)  # G['val_metric']._update_count -> val_metric._update_count
     s = re.sub(r"(?<=\()[LG]\['(\w+)'\](?=[.\[)])", r"\1", s)  # len(G['timings']) -> len(timings)
     s = re.sub(r"^L\['self'\]\.|^self\.", "", s)

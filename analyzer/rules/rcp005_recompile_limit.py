@@ -18,6 +18,7 @@ dimension dynamic, pass changing scalars as tensors, or keep them constant.
 
 from tdiag.analyzer.evidence import RecompileLimitEvidence
 from tdiag.analyzer.model import Finding, GraphKey
+from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.rules import Rule
 from tdiag.analyzer.rules._sites import anchor
 from tdiag.analyzer.torch_text import hit_recompile_limit
@@ -42,7 +43,8 @@ def check(ctx):
         site, library = anchor(frame.path, frame.line, frame.code_name, ctx.frame_sites.get(same_frame))
         finding = by_site.get(site.key)
         if finding is None:  # the same function on several ranks is one finding with per-rank counts
-            last = reasons[-1] if reasons else "unknown guard"
+            # torch's guard text in the user's names (guard_words.py): no Dynamo name or torch source comment
+            last = user_words(reasons[-1], frame.code_name) if reasons else "a guard torch did not log"
             finding = by_site[site.key] = RULE.finding(
                 message=f"{frame.code_name} hit the recompile limit after {_recompilations(a, frame)} recompilations "
                 f"and now runs "

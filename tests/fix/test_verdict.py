@@ -72,3 +72,17 @@ def test_one_run_a_side_is_judged_only_when_asked_and_only_faster_by_the_decisiv
     assert judge_times([3.14 * ms], [3.14 / (DECISIVE_FACTOR - 0.1) * ms], decisive=True).change is None
     # slower is never read from one run: a disturbed after-run would refuse a lever every other run shows paying
     assert judge_times([1.93 * ms], [3.14 * ms], decisive=True).change is None
+
+
+def test_tight_runs_apart_by_less_than_the_margin_are_a_verdict():
+    """A GPU's runs spread by a fraction of a percent: big_bert_cls's fused AdamW on an H100 measured 24.688-24.750 ms
+    against 22.643-22.686 ms (8% faster, 0.3% spread) and was left "within the spread" by the 10% margin. A gap of
+    at least 3% and three times the runs' own spread is a verdict; a CPU's wider runs keep the margin."""
+    ms = 1e-3
+    fused = judge_times([24.688 * ms, 24.750 * ms], [22.643 * ms, 22.686 * ms])
+    assert fused.change == "faster" and "3x the runs' own spread" in fused.how
+    assert judge_times([22.643 * ms, 22.686 * ms], [24.688 * ms, 24.750 * ms]).change == "slower"
+    # the same 8% on runs that spread 5% (a busy CPU): the gap is not three spreads, no verdict
+    assert judge_times([24.0 * ms, 25.2 * ms], [21.0 * ms, 22.1 * ms]).change is None
+    # tight, but a 1% gain: below the smallest gain a verdict is given for
+    assert judge_times([10.00 * ms, 10.01 * ms], [9.88 * ms, 9.89 * ms]).change is None

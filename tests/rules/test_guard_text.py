@@ -22,7 +22,7 @@ def test_parameter_dtype_change_with_torchs_advice_after_it_is_a_dtype_change():
         "using torch._dynamo.config.force_parameter_static_shapes = False to allow dynamism on parameters."
     )
     assert (f.kind, f.expected, f.actual) == ("dtype", "Float", "BFloat16")
-    assert subject_name(f) == "transformer.h.0.mlp.c_fc.bias"
+    assert subject_name(f) == "transformer.h[0].mlp.c_fc.bias"  # a ModuleList child as the user indexes it
     assert classify(Recompile("0/1", 0, "forward", "m.py", 1, [f])) == "RCP004"
 
 
