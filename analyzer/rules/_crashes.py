@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tdiag.analyzer.crash_causes import cause_of
 from tdiag.analyzer.evidence import CrashEvidence
 from tdiag.analyzer.model import Crash, Finding, GraphKey, Site  # Finding: the return type
 
@@ -48,8 +49,11 @@ def crash_check(rule, module) -> Callable:
                 continue
             crash = ctx.analysis.crashes[index]
             where = (site(crash, ctx) if site is not None else None) or crash.site or crash.call_site
-            findings.append(_finding(rule, crash, where or Site("<unknown>", 0), module.message(crash, ctx),
-                                     module.fix(crash, ctx)))
+            message, fix = module.message(crash, ctx), module.fix(crash, ctx)
+            known = cause_of(crash.exception, crash.message)  # crash_causes.json: the cause in the user's program
+            if known is not None:
+                message, fix = f"{message} (cause: {known.cause})", known.fix
+            findings.append(_finding(rule, crash, where or Site("<unknown>", 0), message, fix))
         return findings
 
     return check

@@ -1,0 +1,55 @@
+"""Known crash causes (analyzer/crash_causes.json) on real programs: each entry's program crashes plainly as the
+entry says, tdiag's finding names the entry's cause and fix at the user's line, and the fix, applied, runs the program
+to its end with eager's output (torch's plain runs are the oracle)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tdiag.analyzer import build
+from tdiag.analyzer.crash_causes import catalogue
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAM = ROOT / "tests" / "blind_batch_7" / "programs" / "tvtensor_image_crash.py"
+
+
+def _plain(path: Path, cwd: Path, **env) -> subprocess.CompletedProcess:
+    import os
+
+    return subprocess.run([sys.executable, str(path)], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **env})
+
+
+def test_every_entry_names_a_program_in_the_repository():
+    for cause in catalogue():
+        for path in re.findall(r"tests/[\w/]+\.py", cause.seen_on):
+            assert (ROOT / path).exists(), cause.id
+        re.compile(cause.match)
+
+
+@pytest.mark.slow  # three plain runs and one recorded run of a small CNN
+def test_a_tensor_subclass_input_gets_as_subclass_and_the_fix_runs(tmp_path, session_env):
+    program = tmp_path / PROGRAM.name
+    program.write_text(PROGRAM.read_text())
+    plain = _plain(program, tmp_path)
+    assert plain.returncode == 1 and "Multiple dispatch failed" in plain.stderr  # torch's own account
+    eager = _plain(program, tmp_path, TORCH_COMPILE_DISABLE="1")
+    assert eager.returncode == 0
+
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(tmp_path / "rec"),
+                           program.name], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=session_env)
+    assert proc.returncode == plain.returncode and proc.stdout == plain.stdout  # the program's own exit and output
+    (finding,) = [f for f in build(tmp_path / "rec").findings if f.code.startswith("CRS")]
+    assert finding.line == 60 and "compiled(batch)" in program.read_text().splitlines()[59]
+    assert "tensor subclass" in finding.message and "as_subclass(torch.Tensor)" in finding.fix
+
+    # the fix as the finding words it, on the compiled call's argument: the program runs to its end as eager does
+    fixed = program.read_text().replace("compiled(batch)", "compiled(batch.as_subclass(torch.Tensor))")
+    program.write_text(fixed)
+    after = _plain(program, tmp_path)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == eager.stdout
