@@ -149,6 +149,12 @@ def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None,
         at = (r.path, r.line) if r is not None and r.path and r.line else (f.path, f.line)
         return "carried_across_break", {"statement": (f.source or "").strip() if at == (f.path, f.line) else "",
                                         "at": f"{at[0]}:{at[1]}"}
+    state = _module_state_size(f, r)
+    if state is not None:
+        # a parameter's or buffer's size changed: the same compiled forward serves several instances of one module
+        # class with other sizes (each block of a pyramid compiled with its own .compile(): one code object, one
+        # cache), so each instance recompiles it until the limit; the input sizes that change with it follow
+        return "module_state_size", {"attribute": user_words(state.subject)}
     container = guarded_container(f.subject) if f is not None else None
     if container is not None and changes(f.source, container):
         return "mutated_container", {"container": container, "statement": f.source.strip(),
@@ -194,6 +200,21 @@ def _goes_down(values: list[str]) -> bool:
     return any(b < a for a, b in zip(counts, counts[1:]))
 
 
+def _module_state_size(f: GuardFailure | None, r: Recompile | None) -> GuardFailure | None:
+    """The failure, of ``f`` and the others of its recompile, that is a size guard on one of the module's own
+    parameters or buffers; None where none is."""
+    if f is None or f.kind not in ("size", "stride"):
+        return None  # a value that changed (a cache length deciding a branch) is its own cause
+    for g in [f, *((r.failures + r.hidden_failures) if r is not None else [])]:
+        if g is not None and g.kind in ("size", "stride") and MODULE_STATE.search(g.subject or ""):
+            return g
+    return None
+
+
+# a module's own parameter, or a normalisation layer's running statistics: sizes one instance never changes (unlike a
+# cache buffer that grows: a rotary embedding's cos table), so a new size means another instance of the class
+MODULE_STATE = re.compile(r"^(?:L\['self'\]|self)(?:\._modules\['[^']+'\])*"
+                          r"\._(?:parameters\['[^']+'\]|buffers\['running_(?:mean|var)'\])$")
 # torch's guard on a dict key's presence: ``not ___dict_contains('mask', L['batch'])``
 KEY_PRESENCE = re.compile(r"___dict_contains\((?P<key>[^,()]+), (?P<holder>[^()]+?)\)")
 
