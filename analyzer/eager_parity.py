@@ -114,6 +114,24 @@ def random_inductor_graphs(analysis: Any) -> list[Any]:
     return out
 
 
+# nn.TransformerEncoder given a padding mask: in eval mode eager takes its nested-tensor fast path, whose outputs at
+# padded positions are zeros; torch.compile turns that path off (torch/nn/modules/transformer.py checks
+# torch.compiler.is_compiling), so the compiled outputs there are computed values
+TRANSFORMER_ENCODER = re.compile(r"\bTransformerEncoder\(")
+PADDING_MASK = re.compile(r"\bsrc_key_padding_mask\s*=")
+NESTED_OFF = re.compile(r"enable_nested_tensor\s*=\s*False")
+
+
+def nested_tensor_fast_path(analysis: Any) -> str | None:
+    """The user's file that builds an nn.TransformerEncoder and passes it a padding mask with the nested-tensor path
+    left on (eager's fast path then zeroes padded positions, the compiled model does not); None where none does."""
+    for path, text in sorted((analysis.sources or {}).items()):
+        if isinstance(text, str) and TRANSFORMER_ENCODER.search(text) and PADDING_MASK.search(text) \
+                and not NESTED_OFF.search(text):
+            return path
+    return None
+
+
 # a graph computing in bfloat16 or float16: its readable code annotates tensors as bf16[...] / f16[...], or casts to them
 LOW_PRECISION = re.compile(r"\b(?:bf16|f16)\[|torch\.(?:bfloat16|float16|half)\b")
 

@@ -39,6 +39,9 @@ RULE = Rule("EGR001", "differs-from-eager", "error",
             "The program's compiled results differ from its results with torch.compile disabled")
 RANDOM_FIX = ("expected if any random stream will do; to get eager's numbers set "
               "torch._inductor.config.fallback_random = True before compiling (slower random ops)")
+NESTED_FIX = ("zero the padded positions of the encoder's output with the padding mask (`masked_fill`) before "
+              "anything reads them (pooling), so eager and compiled agree; enable_nested_tensor=False only makes eager "
+              "keep the padding values too")
 PRECISION_FIX = ("to get eager's numbers set torch._inductor.config.emulate_precision_casts = True before compiling "
                  "(Inductor then rounds intermediates to the low precision as eager does); expected otherwise: the "
                  "compiled result is the more precise one")
@@ -83,6 +86,14 @@ def check(ctx):
             "random numbers (dropout, rand): Inductor generates its own, not eager's, so the seeded program "
             "computes other values",
             fix=RANDOM_FIX, **anchor)]
+    nested = eager_parity.nested_tensor_fast_path(ctx.analysis)
+    if nested is not None:
+        return [RULE.finding(
+            message=f"compiled results differ from eager ({where}); {nested} runs an nn.TransformerEncoder with a "
+            "padding mask: in eval mode eager takes its nested-tensor fast path, whose outputs at padded positions "
+            "are zeros, and torch.compile turns that path off, so the compiled outputs there are computed values; "
+            "code that reads padded positions (a sum over the sequence) differs",
+            fix=NESTED_FIX, **anchor)]
     low = eager_parity.low_precision_inductor_graphs(ctx.analysis)
     if low:
         names = ", ".join(sorted({g.code_name for g in low}))
