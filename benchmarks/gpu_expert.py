@@ -172,7 +172,8 @@ def fix_phase(results: Results, deadline: float, programs: tuple[str, ...] = FIX
                     run_seconds=[(c.get("round"), c.get("label"), c["before"].get("tdiag_run_s"),
                                   c["after"].get("tdiag_run_s"), c.get("kept"))
                                  for c in (result.fix or {}).get("verification", [])])
-        step_time = [k for k in kept if k.startswith(("RUN001", "RUN002"))]
+        # the levers judged by step time: CUDA graphs, the optimizer, TF32 from torch's warning (WRN001's statement)
+        step_time = [k for k in kept if k.startswith(("RUN001", "RUN002", "WRN001"))]
         stopped = (result.fix or {}).get("stopped") or ""
         cut = "(--budget)" in stopped  # a round the budget left unmeasured: the flow did not finish its work
         results.check(f"fix_{name}", not result.error and spent <= budget and not cut,
