@@ -33,19 +33,21 @@ def user_words(guard_text: str, frame: str | None = None) -> str:
     return user_names(text.split("  # ", 1)[0].rstrip(), frame)
 
 
+def module_path(text: str) -> str:
+    """A module's attributes as the user's code reaches them: ``self._modules['rope'].__dict__['_buffers']['cos']``
+    -> ``self.rope.cos``, a numbered child of an nn.Sequential or nn.ModuleList indexed: ``self.net[2]``."""
+    text = re.sub(r"\.(?:__dict__\['_(?:modules|parameters|buffers)'\]|_(?:modules|parameters|buffers))\['(\d+)'\]",
+                  r"[\1]", text)
+    text = re.sub(r"\.__dict__\['_(?:modules|parameters|buffers)'\]\['([^']+)'\]", r".\1", text)
+    return re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", text)
+
+
 def user_names(text: str, frame: str | None = None) -> str:
     """Dynamo's own names anywhere in ``text`` (a guard, a message quoting one, torch's hint) put as the user's code
     has them, or said in words where the user holds no name for the value."""
     if not text:
         return text or ""
-    text = _FILE_A_BUG.sub("", text)
-    # a module's attributes as the user's code reaches them: self._modules['rope'].__dict__['_buffers']['cos'] ->
-    # self.rope.cos
-    # self.rope.cos; a numbered child of an nn.Sequential or nn.ModuleList as the user indexes it: self.net[2]
-    text = re.sub(r"\.(?:__dict__\['_(?:modules|parameters|buffers)'\]|_(?:modules|parameters|buffers))\['(\d+)'\]",
-                  r"[\1]", text)
-    text = re.sub(r"\.__dict__\['_(?:modules|parameters|buffers)'\]\['([^']+)'\]", r".\1", text)
-    text = re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", text)
+    text = module_path(_FILE_A_BUG.sub("", text))
     # a variable a function closes over (make_adder's k, for the g it returns): no name the caller's code holds
     text = re.sub(r"(?:\b[LG]\[['\"]([^'\"\]]+)['\"]\]|([\w.]+))\.__closure__\[\d+\]\.cell_contents",
                   lambda m: f"the value {m.group(1) or m.group(2)} closes over", text)

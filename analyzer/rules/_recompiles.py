@@ -8,7 +8,7 @@ import re
 from collections import defaultdict
 
 from tdiag.analyzer.evidence import RecompileEvidence
-from tdiag.analyzer.guard_words import is_string_value, user_names, user_words
+from tdiag.analyzer.guard_words import is_string_value, module_path, user_names, user_words
 from tdiag.analyzer.library_state import library_state
 from tdiag.analyzer.mutated_container import changes, guarded_container
 from tdiag.analyzer.model import Finding, Frame, GuardFailure, Recompile, Site
@@ -366,14 +366,7 @@ def _module_attribute(failure: GuardFailure | None) -> str | None:
     m = re.fullmatch(r"(?:L\['self'\]|self)((?:\._modules\['\w+'\])*\.\w+)", failure.subject or "") \
         if failure is not None else None
     # a submodule's attribute as the forward names it: L['self']._modules['norm'].count -> self.norm.count
-    return "self" + _children(m.group(1)) if m else None
-
-
-def _children(path: str) -> str:
-    """``._modules['net']._modules['2'].p`` as the user's code reaches it: ``.net[2].p`` (a numbered child of an
-    nn.Sequential or nn.ModuleList is indexed, a named one an attribute)."""
-    path = re.sub(r"\._(?:modules|parameters|buffers)\['(\d+)'\]", r"[\1]", path)
-    return re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", path)
+    return "self" + module_path(m.group(1)) if m else None
 
 
 def subject_name(failure: GuardFailure | None) -> str:
@@ -389,7 +382,7 @@ def subject_name(failure: GuardFailure | None) -> str:
         return (f"{owner}.state" if owner else "the optimizer's state") + \
             " (the optimizer's per-parameter state, filled by its first step())"
     # module attributes as the user names them: self._modules['h']._modules['0']._parameters['bias'] -> h[0].bias
-    s = _children(s)
+    s = module_path(s)
     s = re.sub(r"^[LG]\['(\w+)'\](?=[.\[])", r"\1", s)  # G['val_metric']._update_count -> val_metric._update_count
     s = re.sub(r"(?<=\()[LG]\['(\w+)'\](?=[.\[)])", r"\1", s)  # len(G['timings']) -> len(timings)
     s = re.sub(r"^L\['self'\]\.|^self\.", "", s)
