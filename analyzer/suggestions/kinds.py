@@ -27,6 +27,8 @@ class PatchKind:
 
 
 PATCH_KINDS: dict[str, PatchKind] = {
+    # WRN002: the compiled call (and the loss after it) under bfloat16 autocast, judged by the step time
+    "autocast": PatchKind("tdiag.analyzer.suggestions.autocast:suggest"),
     "branch": PatchKind("tdiag.analyzer.suggestions.branch:suggest"),
     # CCH001: the config line that turned a compile cache off is removed (an environment switch: words only)
     "cache_switch": PatchKind("tdiag.analyzer.suggestions.cache_switch:suggest"),
