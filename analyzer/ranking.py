@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tdiag.analyzer.evidence import CompileFailureEvidence
 from tdiag.analyzer.model import SEVERITY_RANK, Finding
-from tdiag.analyzer.rules import BREAK_FAMILIES, RECOMPILE_FAMILIES, get_rule
+from tdiag.analyzer.rules import BREAK_FAMILIES, MOOT_WHEN_STOPPED, RECOMPILE_FAMILIES, get_rule
 from tdiag.analyzer.stopped import stopped_first
 
 
@@ -64,12 +64,15 @@ def _outweighs(seconds: float, defect: Finding) -> bool:
 
 
 def drop_contradictions(analysis) -> None:
-    """A frame compile that raised the exception which stopped the program did not fall back to eager: it stopped
-    the program. It is not counted as an eager fallback, and no finding of a failed frame compile (its evidence a
+    """A program a torch error stopped completed no compiled step: what its kernels, caches and compile time would
+    cost is moot beside the crash (``MOOT_WHEN_STOPPED``). A frame compile that raised the exception which stopped the
+    program did not fall back to eager: it stopped the program. It is not counted as an eager fallback, and no finding of a failed frame compile (its evidence a
     ``CompileFailureEvidence``) says it "ran eagerly instead"."""
     crash = next((c for c in analysis.crashes if c.ended_program and c.caused_by_torch), None)
     if crash is None:
         return
+    analysis.findings[:] = [f for f in analysis.findings
+                            if f.family not in MOOT_WHEN_STOPPED and not get_rule(f.code).moot_when_stopped]
     # what was raised: the exception, and the one it wraps (InternalTorchDynamoError around PackageNotFoundError)
     raised = {name.rsplit(".", 1)[-1] for name in (crash.exception, crash.original) if name}
     stopped = {g.key for g in analysis.graphs if g.status == "failed" and (

@@ -50,13 +50,20 @@ def crash_check(rule, module) -> Callable:
             crash = ctx.analysis.crashes[index]
             where = (site(crash, ctx) if site is not None else None) or crash.site or crash.call_site
             message, fix = module.message(crash, ctx), module.fix(crash, ctx)
-            known = cause_of(crash.exception, crash.message)  # crash_causes.json: the cause in the user's program
+            # crash_causes.json: the cause in the user's program
+            known = cause_of(crash.exception, crash.message, graph_codes(ctx.analysis))
             if known is not None:
                 message, fix = f"{message} (cause: {known.cause})", known.fix
             findings.append(_finding(rule, crash, where or Site("<unknown>", 0), message, fix))
         return findings
 
     return check
+
+
+def graph_codes(analysis) -> tuple[str, ...]:
+    """The readable code of every graph the run compiled (what a crash cause's ``graph_code`` is searched in)."""
+    return tuple(code for g in analysis.graphs if g.graph_code_ref
+                 and isinstance(code := analysis.code.get(g.graph_code_ref), str))
 
 
 def _finding(rule, crash: Crash, where: Site, message: str, fix: str) -> Finding:

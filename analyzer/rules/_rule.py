@@ -38,6 +38,11 @@ TIMING_FAMILIES = frozenset({"RUN"})
 # finding codes and families are declared only in rules/.
 BREAK_FAMILIES = frozenset({"BRK"})
 RECOMPILE_FAMILIES = frozenset({"RCP"})
+# The families whose findings speak of the speed of compiled code that ran (its kernels, its caches): on a program
+# a torch error stopped, no compiled step ever completed, so they are moot beside the crash (blind batch 7: seven
+# "replace aten.embedding" fallback notes and a cold-cache note on a program whose first backward crashed). A rule
+# of another family says it of itself (Rule.moot_when_stopped: compile-time shares, not a failed compile).
+MOOT_WHEN_STOPPED = frozenset({"LOW", "CCH"})
 COST_MODELS = ("break", "compile", "kernels", "evidence", "eager_other", "samples")
 SEVERITIES = ("error", "warning", "info")
 CLAIMS = ("breaks", "recompiles", "crashes")
@@ -64,6 +69,8 @@ class Rule:
     # its findings are about the whole measured step, not one cause at one line (RUN001's eager share): they rank after
     # the run's graph breaks and recompilations unless measured larger (analyzer/ranking.py, ``place_whole_step``)
     whole_step: bool = False
+    # its findings are moot on a program a torch error stopped (as MOOT_WHEN_STOPPED's families': analyzer/ranking.py)
+    moot_when_stopped: bool = False
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:

@@ -31,7 +31,8 @@ from tdiag.analyzer.evidence import TinyGraphsEvidence
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
 
-RULE = Rule("CMP001", "tiny-graphs", "warning", "Graph breaks leave compiled graphs too small to pay for themselves")
+RULE = Rule("CMP001", "tiny-graphs", "warning", "Graph breaks leave compiled graphs too small to pay for themselves",
+            moot_when_stopped=True)
 TINY_OPS = 3  # graphs with at most this many ops
 MIN_TINY_GRAPHS = 2  # distinct pieces of one function (recompiled variants of one piece are not more pieces)
 MIN_FUNCTION_OPS = 8  # a function this small stays small without its breaks: tiny by nature, nothing to win

@@ -20,7 +20,8 @@ from tdiag.analyzer.evidence import CompileCostEvidence
 from tdiag.analyzer.paths import user_function_name
 from tdiag.analyzer.rules import Rule
 
-RULE = Rule("CMP002", "compile-time-hotspot", "info", "A frame or stage dominates compile time")
+RULE = Rule("CMP002", "compile-time-hotspot", "info", "A frame or stage dominates compile time",
+            moot_when_stopped=True)
 # below this, compile time is nobody's problem (blind batch 5: a 2.1 s total on a small CPU program was reported)
 MIN_TOTAL_S = 5.0
 DOMINANT_SHARE = 0.5

@@ -53,3 +53,31 @@ def test_a_tensor_subclass_input_gets_as_subclass_and_the_fix_runs(tmp_path, ses
     after = _plain(program, tmp_path)
     assert after.returncode == 0, after.stderr
     assert after.stdout == eager.stdout
+
+
+SKIPGRAM = ROOT / "tests" / "blind_batch_7" / "programs" / "skipgram_sparse_inductor.py"
+
+
+@pytest.mark.slow  # two plain runs and one recorded run of word2vec under Inductor (cached compile)
+def test_sparse_gradients_under_inductor_get_aot_eager_and_only_the_crash_is_reported(tmp_path, session_env):
+    program = tmp_path / SKIPGRAM.name
+    program.write_text(SKIPGRAM.read_text())
+    plain = _plain(program, tmp_path)
+    assert plain.returncode == 1 and "stride 0==" in plain.stderr  # torch's own account: Inductor's stride check
+
+    proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(tmp_path / "rec"),
+                           program.name], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=session_env)
+    assert proc.returncode == plain.returncode and proc.stdout == plain.stdout
+    findings = build(tmp_path / "rec").findings
+    # the crash only: no fallback-op, cache or compile-time note about compiled code that never completed a step
+    assert [f.code for f in findings] == ["CRS099"]
+    (finding,) = findings
+    assert "sparse=True" in finding.message and 'backend="aot_eager"' in finding.fix
+
+    # the fix as worded: the compile's backend. The program then runs to its end, as it does without compile
+    source = program.read_text()
+    assert source.count("torch.compile(") == 1
+    program.write_text(re.sub(r"torch\.compile\(([^)]*)\)", r'torch.compile(\1, backend="aot_eager")', source))
+    after = _plain(program, tmp_path)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == _plain(SKIPGRAM, tmp_path, TORCH_COMPILE_DISABLE="1").stdout
