@@ -226,7 +226,7 @@ EVENT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
         "compile_id": (str,), "line": (int,), "col": (int,), "end_col": (int,), "end_line": (int,), "offset": (int,),
         "traced_offset": (int,), "user_firstlineno": (int,),
     },
-    "exit": {"code": (int,), "reason": (str,), "duration_s": _NUMBER, "device": (str,)},
+    "exit": {"code": (int,), "reason": (str,), "duration_s": _NUMBER, "device": (str,), "matmul": (dict,)},
     "compile_start": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,), "stack": (list,)},
     "compile_end": {"t": _NUMBER, "compile_id": (str,), "trigger": (str,)},
     "note": {"text": (str,)},

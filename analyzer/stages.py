@@ -55,7 +55,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("distributed", "tdiag.analyzer.distributed:stage", "DDP's bucket splits", needs=("graphs",)),
     Stage("compile_cache", "tdiag.analyzer.compile_cache:stage", "the compile caches' hits, misses and bypasses",
           needs=("graphs",)),
-    Stage("torch_warnings", "tdiag.analyzer.torch_warnings:stage", "torch's warnings, each at the user's line"),
+    Stage("torch_warnings", "tdiag.analyzer.torch_warnings:stage", "torch's warnings, each at the user's line",
+          uses=("graphs", "kernels")),
     Stage("runtime", "tdiag.analyzer.runtime:read_window", "the measured runtime window"),
     Stage("vs_eager", "tdiag.analyzer.eager_compare:stage", "the comparison with eager", needs=("runtime",)),
     # -- judgement --------------------------------------------------------------------------------------------------

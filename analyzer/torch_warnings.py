@@ -50,6 +50,9 @@ class TorchWarning:
     # addresses the user. One attributed inside torch (a tensor's ``.grad`` Dynamo itself reads while tracing, warned
     # from torch/_dynamo/variables/builder.py) is torch's own business, nothing the user can act on
     addressed_to_user: bool = True
+    # not printed by torch: what it would have printed on a cold compile, decided from the state its check reads
+    # (analyzer/tf32_state.py: a compile cache served the run, and torch warns only while compiling anew)
+    inferred: bool = False
 
     @property
     def graph_key(self) -> GraphKey | None:
@@ -67,6 +70,14 @@ class TorchWarning:
         callee = call.split("(", 1)[0].strip() if call else ""
         return {"call": f"`{call}`" if call else "the cached call",
                 "callee": f"`{callee}`" if callee else "the helper"}
+
+    @property
+    def attributed(self) -> str:
+        """The quote as torch's words, and for an inferred warning when torch says them."""
+        if self.inferred:
+            return (f"torch's warning when Inductor compiles anew, not printed in this run (its compile cache served "
+                    f"the graphs; the GPU and the matmul precision are as torch checks): \"{self.quote}\"")
+        return f"torch's warning: \"{self.quote}\""
 
     @property
     def quote(self) -> str:
@@ -179,5 +190,9 @@ def _frame(filename: Any, line: Any, name: Any) -> tuple[str, int, str | None] |
 
 
 def stage(facts: Any) -> list[TorchWarning]:
-    """The ``torch_warnings`` stage of analyzer/stages.py."""
-    return read(facts.log, facts.paths)
+    """The ``torch_warnings`` stage of analyzer/stages.py: the run's warnings, and the TF32 warning torch would have
+    printed where its compile cache kept it silent (analyzer/tf32_state.py)."""
+    from tdiag.analyzer.tf32_state import inferred
+
+    seen = read(facts.log, facts.paths)
+    return seen + inferred(facts.log, facts.analysis, seen)

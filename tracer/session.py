@@ -76,6 +76,21 @@ def _device_at_exit() -> str | None:
     return None
 
 
+def _matmul_at_exit() -> dict[str, Any]:
+    """What torch's TF32 warning checks, as the program left it: the GPU's compute capability and the float32 matmul
+    precision. torch warns only while Inductor compiles a graph anew (compile_fx.py's ``_warn_tf32_disabled``), so a
+    run its compile cache served says nothing: the analysis decides from these instead (analyzer/torch_warnings.py)."""
+    torch = sys.modules.get("torch")
+    out: dict[str, Any] = {}
+    try:
+        out["capability"] = list(torch.cuda.get_device_capability())
+        out["precision"] = torch.get_float32_matmul_precision()  # "highest" (no TF32), "high", "medium"
+        out["allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
+    except Exception:  # a torch without one of them: what was read stands
+        pass
+    return out
+
+
 def tool_paths(launcher: str | None = None) -> list[str]:
     """Where tdiag's own code lives, so the analysis can drop its frames from user stacks."""
     import runpy
@@ -309,6 +324,9 @@ def record_exit(writer: RecordWriter, code: int | None, reason: str, started: fl
     device = _device_at_exit()
     if device is not None:
         event["device"] = device
+        matmul = _matmul_at_exit()
+        if matmul:
+            event["matmul"] = matmul
     try:
         from tdiag.tracer.cache_settings import cache_settings
 

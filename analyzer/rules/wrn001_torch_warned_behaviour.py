@@ -49,7 +49,7 @@ def check(ctx):
 
 
 def message(w) -> str:
-    return f"{w.entry.message.format(**w.words())} (torch's warning: \"{w.quote}\")"
+    return f"{w.entry.message.format(**w.words())} ({w.attributed})"
 
 
 def fix(w) -> str:

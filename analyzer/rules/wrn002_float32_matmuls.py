@@ -60,7 +60,7 @@ def check(ctx):
         first = items[0]
         findings.append(RULE.finding(
             message=(f"the compiled {frame.code_name} computes its matrix multiplications in float32 on a GPU with "
-                     "bfloat16 tensor cores (torch's warning: \"" + first.quote + "\")"),
+                     f"bfloat16 tensor cores ({first.attributed})"),
             fix=('run this call under torch.autocast("cuda", dtype=torch.bfloat16), with the loss where it follows, the '
                  "backward outside it, where bfloat16's precision is enough for the model"),
             path=site.path, line=site.line, function=site.function, occurrences=len(items),
