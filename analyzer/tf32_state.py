@@ -44,7 +44,7 @@ def _tf32_off_on_ampere(matmul: Any) -> bool:
     if not isinstance(matmul, dict) or not isinstance(matmul.get("capability"), list):
         return False
     return (matmul["capability"] >= AMPERE and matmul.get("precision") == "highest"
-            and matmul.get("allow_tf32") is False)
+            and matmul.get("allow_tf32") is False and matmul.get("fp32_precision") != "tf32")
 
 
 def _float32_gemm(analysis: Any, rank: Any) -> tuple[Any, Site] | None:

@@ -80,14 +80,19 @@ def _matmul_at_exit() -> dict[str, Any]:
     """What torch's TF32 warning checks, as the program left it: the GPU's compute capability and the float32 matmul
     precision. torch warns only while Inductor compiles a graph anew (compile_fx.py's ``_warn_tf32_disabled``), so a
     run its compile cache served says nothing: the analysis decides from these instead (analyzer/torch_warnings.py)."""
+    import warnings
+
     torch = sys.modules.get("torch")
     out: dict[str, Any] = {}
-    try:
-        out["capability"] = list(torch.cuda.get_device_capability())
-        out["precision"] = torch.get_float32_matmul_precision()  # "highest" (no TF32), "high", "medium"
-        out["allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
-    except Exception:  # a torch without one of them: what was read stands
-        pass
+    with warnings.catch_warnings():  # a torch that deprecates one of these reads warns tdiag, never the user's stderr
+        warnings.simplefilter("ignore")
+        try:
+            out["capability"] = list(torch.cuda.get_device_capability())
+            out["precision"] = torch.get_float32_matmul_precision()  # "highest" (no TF32), "high", "medium"
+            out["allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
+            out["fp32_precision"] = str(torch.backends.cuda.matmul.fp32_precision)  # torch 2.9+: "tf32" when on
+        except Exception:  # a torch without one of them: what was read stands
+            pass
     return out
 
 
