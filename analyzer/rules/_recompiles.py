@@ -74,10 +74,17 @@ def claim_recompiles(ctx, claimants) -> dict[str, list[tuple[Site, list[Recompil
     as findings of their own. Recompiles carried across a graph break are in that break's chain, not here."""
     causes: dict[tuple, list[Recompile]] = defaultdict(list)
     codes: dict[tuple, str] = {}
+    shared = instances_sharing_a_frame(ctx.analysis.recompiles)
     for r in ctx.analysis.recompiles:
         if carried_across_break(r, ctx.break_sites):
             continue
-        for cause in (r, *with_hidden_cause(r)):
+        state = shared.get((r.rank, r.frame_id))
+        if state is not None and state not in r.failures:
+            # the frame serves several module instances: an input's size or an attribute of `self` that differs
+            # with them is a symptom of that one cause, worded and fixed as it (not marked dynamic, not "changed by
+            # each call": blind batch 7's pyramid of blocks, each compiled on its own)
+            r = dataclasses.replace(r, failures=[state, *r.failures], hidden_failures=[])
+        for cause in ((r,) if state is not None else (r, *with_hidden_cause(r))):
             code = classify(cause, claimants)
             if code is None:
                 continue
@@ -198,6 +205,18 @@ def _goes_down(values: list[str]) -> bool:
     except (TypeError, ValueError):
         return False
     return any(b < a for a, b in zip(counts, counts[1:]))
+
+
+def instances_sharing_a_frame(recompiles: list[Recompile]) -> dict[tuple, GuardFailure]:
+    """(rank, frame_id) -> a size guard on one of the frame's module's own parameters or running statistics that
+    failed in one of its recompiles: the frame's compiled forward serves several instances of the module's class
+    (one code object, one cache), and every other guard that differs between them follows from that."""
+    out = {}
+    for r in recompiles:
+        for g in r.failures + r.hidden_failures:
+            if g.kind in ("size", "stride") and MODULE_STATE.search(g.subject or ""):
+                out.setdefault((r.rank, r.frame_id), g)
+    return out
 
 
 def _module_state_size(f: GuardFailure | None, r: Recompile | None) -> GuardFailure | None:

@@ -15,6 +15,8 @@ from libcst.helpers import parse_template_statement
 from tdiag.analyzer.evidence import DynamicEvidence, RecompileEvidence, evidence_as
 from tdiag.analyzer.library_causes import library_name
 from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer import catalogue
+from tdiag.analyzer.rules._recompiles import MODULE_STATE
 from tdiag.analyzer.suggestions.helpers.call_arguments import is_reference, user_expression
 from tdiag.analyzer.suggestions.helpers.call_sites import compiled_call_on_line, frame_params
 from tdiag.analyzer.suggestions.helpers.context import (
@@ -169,6 +171,11 @@ def _model_call_on_line(tree, line: int) -> cst.Call:
 
 
 def fallback(finding: Finding, ctx: SuggestionContext) -> Suggestion:
+    if isinstance(finding.evidence, RecompileEvidence) and MODULE_STATE.search(finding.evidence.subject or ""):
+        # a module's own parameter or running statistic: several instances share the compiled forward, nothing to
+        # mark (the rule's fix is the catalogue's: compile the model that holds them once)
+        return Suggestion(title="Compile the model that holds the module's instances once, not each instance",
+                          why=catalogue.for_guard("size", "module_state_size").why)
     target = _target(finding, ctx)
     subject, dim = (target[5], target[6]) if target else _subject_and_dim(finding)
     subject = _user_subject(finding, ctx, target) or subject

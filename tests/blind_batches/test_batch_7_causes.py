@@ -73,3 +73,21 @@ def test_a_padded_transformer_encoder_difference_is_named_and_its_fix_agrees_wit
                            env={**session_env, **extra}) for extra in ({}, {"TORCH_COMPILE_DISABLE": "1"})]
     assert all(r.returncode == 0 for r in runs), runs[0].stderr
     assert runs[0].stdout == runs[1].stdout
+
+
+@pytest.mark.slow
+def test_module_instances_sharing_a_frame_are_one_cause_not_shapes_to_mark(tmp_path, session_env):
+    """The pyramid's blocks of other widths share one compiled forward: the input's size and the strides of
+    `self` that differ with them are symptoms of that cause, never sizes to mark dynamic or values "changed by
+    each call" (the batch's FP1 and its false RCP002: truth/ shows the running_var guard among the failures)."""
+    from tdiag.fixing.plan import plan_patches
+
+    program = "pyramid_block_compile"
+    assert "_buffers['running_var']' size mismatch" in (BATCH / "truth" / program / "torch_logs.txt").read_text()
+    analysis = build(_record(program, tmp_path, session_env))
+    recompiles = [f for f in analysis.findings if f.family == "RCP"]
+    assert recompiles and {f.code for f in recompiles} <= {"RCP001", "RCP005"}, [(f.code, f.fix) for f in recompiles]
+    for f in recompiles:
+        assert "compile the model that holds them once" in f.fix, f.fix
+        assert "mark_dynamic" not in f.fix and "dynamic=True" not in f.fix, f.fix
+    assert not [p for p in plan_patches(analysis) if "mark_dynamic" in p.patch]
