@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from tdiag.analyzer.evidence import CompileFailureEvidence
 from tdiag.analyzer.model import SEVERITY_RANK, Finding
-from tdiag.analyzer.rules import BREAK_FAMILIES, MOOT_WHEN_STOPPED, RECOMPILE_FAMILIES, get_rule
+from tdiag.analyzer.rules import (BREAK_FAMILIES, MOOT_WHEN_STOPPED, RECOMPILE_FAMILIES, WRONG_RESULT_FAMILIES,
+                                  get_rule)
 from tdiag.analyzer.stopped import stopped_first
 
 
@@ -23,7 +24,7 @@ def stops_compilation(f: Finding) -> bool:
 
 
 def rank_key(f: Finding) -> tuple:
-    """What stopped the program, then fixable before by design, then what stopped compilation of a whole function,
+    """What stopped the program, then results that differ from eager, then fixable before by design, then what stopped compilation of a whole function,
     then measured cost (largest first), then the rest by severity, then compile seconds, then impact: a compile note
     (compile seconds paid once) never outranks a warning that has no measured window to be costed in. A whole-step
     finding ranked after a break or recompile (``place_whole_step``) comes after all of these."""
@@ -31,7 +32,8 @@ def rank_key(f: Finding) -> tuple:
     measured = cost is not None and cost.basis == "measured" and cost.total_s > 0
     compile_s = cost.total_s if cost is not None and cost.basis == "compile" else 0.0
     yields = bool(getattr(f.evidence, "ranked_after", None))  # a whole-step finding behind a break or recompile
-    return (stopped_first(f), bool(f.by_design), 0 if stops_compilation(f) else 1, 2 if yields else 0 if measured else 1,
+    wrong_results = f.family in WRONG_RESULT_FAMILIES and f.severity == "error"
+    return (stopped_first(f), 0 if wrong_results else 1, bool(f.by_design), 0 if stops_compilation(f) else 1, 2 if yields else 0 if measured else 1,
             -(cost.total_s if measured else 0.0), SEVERITY_RANK.get(f.severity, 9), -compile_s, -f.impact,
             f.path, f.line, f.code)
 

@@ -79,6 +79,7 @@ from tdiag.analyzer.rules._rule import (
     FAMILY_COSTS,
     FAMILY_MARKS,
     MOOT_WHEN_STOPPED,
+    WRONG_RESULT_FAMILIES,
     RECOMPILE_FAMILIES,
     SEVERITIES,
     TIMING_FAMILIES,
@@ -87,7 +88,7 @@ from tdiag.analyzer.rules._rule import (
 from tdiag.analyzer.rules._run import applicable, judge, run_rules
 
 __all__ = [
-    "BREAK_FAMILIES", "MOOT_WHEN_STOPPED", "RECOMPILE_FAMILIES", "CLAIMS", "COST_MODELS", "FAMILIES", "FAMILY_COSTS", "FAMILY_INPUTS", "FAMILY_MARKS", "SEVERITIES",
+    "BREAK_FAMILIES", "MOOT_WHEN_STOPPED", "WRONG_RESULT_FAMILIES", "RECOMPILE_FAMILIES", "CLAIMS", "COST_MODELS", "FAMILIES", "FAMILY_COSTS", "FAMILY_INPUTS", "FAMILY_MARKS", "SEVERITIES",
     "TIMING_FAMILIES", "Registered", "Rule", "RuleContext", "TemplateError", "all_rules", "applicable", "claimants",
     "crash_kind", "families", "get_rule", "judge", "registry", "rule_modules", "run_rules", "_LOADED", "_ClaimFault",
     "_ClaimGuard", "_entry", "_load",

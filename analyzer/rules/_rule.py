@@ -43,6 +43,9 @@ RECOMPILE_FAMILIES = frozenset({"RCP"})
 # "replace aten.embedding" fallback notes and a cold-cache note on a program whose first backward crashed). A rule
 # of another family says it of itself (Rule.moot_when_stopped: compile-time shares, not a failed compile).
 MOOT_WHEN_STOPPED = frozenset({"LOW", "CCH"})
+# The families whose findings say the compiled program computes something else than eager: their errors rank right
+# after what stopped the program, before any cost (blind batch 8: "1.9x slower" outranked "the results differ")
+WRONG_RESULT_FAMILIES = frozenset({"EGR"})
 COST_MODELS = ("break", "compile", "kernels", "evidence", "eager_other", "samples")
 SEVERITIES = ("error", "warning", "info")
 CLAIMS = ("breaks", "recompiles", "crashes")

@@ -58,3 +58,14 @@ def test_the_whole_step_finding_outranks_a_break_it_outweighs_but_never_a_recomp
     place_whole_step(findings)
     assert step.evidence.ranked_after == ["RCP001 at a.py:4"]
     assert sorted(findings, key=rank_key) == [broken, recompile, step, deliberate]
+
+
+def test_results_that_differ_from_eager_rank_before_any_cost_after_a_crash():
+    """Blind batch 8's posterior smoothing: "1.9x slower than eager" (RUN003, measured) ranked above "the compiled
+    results differ from eager" (EGR001): a wrong result comes before any speed."""
+    crash = _finding("CRS001", 1, severity="error")
+    slower = _finding("RUN003", 2, cost=Cost(total_s=20.0, basis="measured"))
+    stopped_compiling = _finding("RCP005", 3, severity="error", cost=Cost(total_s=5.0, basis="measured"))
+    differs = _finding("EGR001", 4, severity="error")
+    assert sorted([slower, stopped_compiling, differs, crash], key=rank_key) == [crash, differs, stopped_compiling,
+                                                                                   slower]
