@@ -397,3 +397,18 @@ class TorchWarningEvidence(Evidence):
             where = f" at {self.torch_location}" if self.torch_location else ""
             rows.append(("issued by", f"{self.module}{where}"))
         return rows
+
+
+@evidence_kind
+@lean_dataclass(kw_only=True)
+class KnownDivergenceEvidence(Evidence):
+    """A Python object whose behaviour Dynamo models differently from CPython, used inside compiled code (EGR003):
+    the catalogue entry (analyzer/eager_divergences.json), the object as the user names it, and where it is made."""
+
+    kind: str = field(default="known_divergence", init=False)
+    entry: str = ""
+    holder: str = ""  # the object, as the user's code names it (self.frames)
+    made_at: str = ""  # path:line of the statement that makes it
+
+    def facts(self) -> list[tuple[str, str]]:
+        return [("known divergence", self.entry), ("object", f"{self.holder} (made at {self.made_at})")]

@@ -20,23 +20,16 @@ TEXT = ("TensorFloat32 tensor cores for float32 matrix multiplication available 
 AMPERE = [8, 0]  # torch warns from this compute capability on (its check: get_device_capability() >= (8, 0))
 
 
-def inferred(log: Any, analysis: Any, seen: list) -> list:
-    """The TF32 warnings torch would have printed on a cold compile, one per rank, where it printed none."""
-    from tdiag.analyzer.torch_warnings import TorchWarning, entry_for
-
-    if any(w.entry is not None and w.entry.id == ENTRY for w in seen):
-        return []
+def silent_sites(log: Any, analysis: Any) -> list[tuple[Any, str, Site]]:
+    """(rank, compile id, the float32 GEMM's user line) per rank where torch's check would warn: the GPU and the
+    matmul precision as the program left them, and a compiled float32 cuBLAS GEMM."""
     out = []
     for rank, exit_event in log.exits.items():
         if not _tf32_off_on_ampere(exit_event.get("matmul")):
             continue
         found = _float32_gemm(analysis, rank)
-        if found is None:
-            continue
-        graph, site = found
-        out.append(TorchWarning(
-            message=TEXT, category="UserWarning", module="torch._inductor.compile_fx", site=site, library_frame=None,
-            compile_id=graph.compile_id, rank=rank, during_compile=True, entry=entry_for(TEXT), inferred=True))
+        if found is not None:
+            out.append((rank, found[0].compile_id, found[1]))
     return out
 
 

@@ -192,7 +192,17 @@ def _frame(filename: Any, line: Any, name: Any) -> tuple[str, int, str | None] |
 def stage(facts: Any) -> list[TorchWarning]:
     """The ``torch_warnings`` stage of analyzer/stages.py: the run's warnings, and the TF32 warning torch would have
     printed where its compile cache kept it silent (analyzer/tf32_state.py)."""
-    from tdiag.analyzer.tf32_state import inferred
-
     seen = read(facts.log, facts.paths)
-    return seen + inferred(facts.log, facts.analysis, seen)
+    return seen + inferred_tf32(facts.log, facts.analysis, seen)
+
+
+def inferred_tf32(log: Any, analysis: Any, seen: list[TorchWarning]) -> list[TorchWarning]:
+    """Inductor's TF32 warning, one per rank, where torch printed none but its check would have warned."""
+    from tdiag.analyzer import tf32_state
+
+    if any(w.entry is not None and w.entry.id == tf32_state.ENTRY for w in seen):
+        return []
+    return [TorchWarning(message=tf32_state.TEXT, category="UserWarning", module="torch._inductor.compile_fx",
+                         site=site, library_frame=None, compile_id=compile_id, rank=rank, during_compile=True,
+                         entry=entry_for(tf32_state.TEXT), inferred=True)
+            for rank, compile_id, site in tf32_state.silent_sites(log, analysis)]

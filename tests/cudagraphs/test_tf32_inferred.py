@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 from tdiag.analyzer import build
-from tdiag.analyzer.tf32_state import inferred
+from tdiag.analyzer.torch_warnings import inferred_tf32 as inferred
 from tdiag_testing import run_tdiag
 
 TRAIN = """import torch
