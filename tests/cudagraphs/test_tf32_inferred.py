@@ -83,8 +83,11 @@ def test_tf32_on_or_a_gpu_without_it_infers_nothing(cpu_record, state):
 def test_on_a_gpu_the_warm_run_keeps_wrn001_and_wrn002(tmp_path):
     import os
 
+    # the loss on a line of its own, its backward on the next: what WRN002's patch wraps (a call whose own line runs
+    # the backward gets no patch)
     (tmp_path / "train.py").write_text(TRAIN.replace("torch.nn.Linear(64, 64)", "torch.nn.Linear(64, 64).cuda()")
-                                       .replace("torch.ones(32, 64)", 'torch.ones(32, 64, device="cuda")'))
+                                       .replace("    step(torch.ones(32, 64)).backward()\n",
+                                                '    loss = step(torch.ones(32, 64, device="cuda"))\n    loss.backward()\n'))
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")}
     for run in ("cold", "warm"):
         proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(tmp_path / run),
