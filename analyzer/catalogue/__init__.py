@@ -60,6 +60,9 @@ class Candidate:
     words: str
     builder: str | None = None
     torch_hint: bool = False  # torch's own hint for this break type, quoted as torch's
+    # the code the builder `call_rewrite` writes: (source, target) patterns with {placeholders}, e.g.
+    # ("torch.linalg.lstsq({a}, {b}).solution", "torch.linalg.pinv({a}) @ {b}")
+    rewrite: tuple[str, str] | None = None
 
     def render(self, **fields: Any) -> str:
         return _template(self.words).render(**fields).strip()
@@ -92,7 +95,8 @@ class GuardEntry(Entry):
 
 
 def _candidates(raw: list[dict]) -> tuple[Candidate, ...]:
-    return tuple(Candidate(c["kind"], c["words"], c.get("builder"), c.get("torch_hint", False)) for c in raw)
+    return tuple(Candidate(c["kind"], c["words"], c.get("builder"), c.get("torch_hint", False),
+                           (c["rewrite"]["source"], c["rewrite"]["target"]) if "rewrite" in c else None) for c in raw)
 
 
 @functools.lru_cache(maxsize=None)

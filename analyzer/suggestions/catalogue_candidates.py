@@ -5,8 +5,10 @@ words, so the line and the patch `tdiag fix --verify` proves are one answer."""
 
 from __future__ import annotations
 
-from tdiag.analyzer.evidence import BreakEvidence
+import re
+
 from tdiag.analyzer.model import Finding, Suggestion
+from tdiag.analyzer.suggestions.helpers.break_entry import break_entry, line_code
 from tdiag.analyzer.suggestions.helpers.context import NoPatch, SuggestionContext
 from tdiag.analyzer.suggestions.kinds import patch_kind, resolve
 
@@ -28,7 +30,12 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         except NoPatch as why_not:
             refusals.append(str(why_not))
             continue
-        if position:  # the first candidate's words are the finding's fix line already
+        # the line and the patch are one answer: the first candidate's words are the finding's fix line already
+        # where its rule reads the catalogue (kept as the rule rendered them, with fields only it knows); a rule
+        # with words of its own (BRK003's "keep it a tensor") and a later candidate get the candidate's words
+        if position == 0 and (finding.fix or "").startswith(_leading_words(candidate.words)):
+            suggestion.fix = finding.fix
+        else:
             suggestion.fix = catalogue.render_candidate(candidate, "breaks", call=line_code(finding, ctx),
                                                         function=finding.function or "function")
         suggestion.why = suggestion.why or entry.why
@@ -36,17 +43,6 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     raise NoPatch("; ".join(refusals) or "no candidate of the catalogue's entry can be written as a patch")
 
 
-def break_entry(finding: Finding, ctx: SuggestionContext):
-    """The catalogue's entry for the finding's break: its GB id, read against the user's line and torch's words."""
-    from tdiag.analyzer import catalogue
-
-    ev = finding.evidence
-    if not isinstance(ev, BreakEvidence):
-        return None
-    return catalogue.for_break(finding.gb_id, "\n".join((line_code(finding, ctx), ev.reason or "", ev.explanation or "",
-                                                         ev.context or "")))
-
-
-def line_code(finding: Finding, ctx: SuggestionContext) -> str:
-    lines = (ctx.analysis.sources.get(finding.path) or "").splitlines()
-    return lines[finding.line - 1].strip() if 0 < finding.line <= len(lines) else ""
+def _leading_words(words: str) -> str:
+    """A candidate's words up to its first template field: what every rendering of it starts with."""
+    return re.split(r"\{[{%]", words, maxsplit=1)[0].strip()

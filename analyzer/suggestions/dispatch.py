@@ -15,6 +15,9 @@ from tdiag.analyzer.suggestions.kinds import patch_kind, resolve
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     """The suggestion for one finding. Never raises: when a patch cannot be built the note says why."""
     library = _library_suggestion(finding, ctx)
+    built = _catalogue_patch(finding, ctx) if library is not None and library.patch is None else None
+    if built is not None:
+        return built
     if library is not None:
         return library
     return _or_compile_the_model(finding, ctx, rule_suggestion(finding, ctx))
@@ -82,6 +85,23 @@ def _catalogued(finding: Finding, ctx: SuggestionContext, words: Suggestion, why
         return words
 
 
+def _catalogue_patch(finding: Finding, ctx: SuggestionContext) -> Suggestion | None:
+    """The catalogue's patch for a break whose cause sits in a library the user's line reached (``copy.deepcopy``
+    in the stdlib): the library's words carry no patch, but the entry's builder may rewrite the user's own line.
+    None where no candidate builds."""
+    from tdiag.analyzer.suggestions import catalogue_candidates
+
+    if finding.family != "BRK":
+        return None
+    try:
+        return catalogue_candidates.suggest(finding, ctx)
+    except NoPatch:
+        return None
+    except Exception as bug:  # a builder's fault costs only its own patch
+        record_fault(ctx.analysis, "suggester", "catalogue", bug)
+        return None
+
+
 def _generic(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     """The rule's generic words for a finding its own kind could not patch. A fault here is the generic words'
     own (the kind that fell back to them did its part), so it is recorded under "generic"."""
@@ -101,9 +121,12 @@ def attach_suggestions(findings: list[Finding], analysis: Analysis) -> None:
     for finding in findings:
         if finding.suggestion is None:
             library = _library_suggestion(finding, ctx)
+            built = _catalogue_patch(finding, ctx) if library is not None and library.patch is None else None
+            if built is not None:  # the user's own line rewritten: the catalogue's patch, not the library's words
+                library = None
             if library is not None and library.fix is None:
                 library.fix = library_fix.fix_line(finding, library)  # the rule's own line may name code the user cannot edit
-            finding.suggestion = library or _or_compile_the_model(finding, ctx, rule_suggestion(finding, ctx))
+            finding.suggestion = library or built or _or_compile_the_model(finding, ctx, rule_suggestion(finding, ctx))
             _setting_the_fix_names(finding, ctx)
             # a rule's "nothing to fix" (by design: a bounded recompile) is not reworded by its kind's suggester
             if finding.suggestion.fix and not (finding.by_design and library is None):

@@ -38,14 +38,21 @@ PATCH_KINDS: dict[str, PatchKind] = {
     # CGR002: cudagraph_skip_dynamic_graphs for a dynamic graph recorded once per size
     "cudagraph_rerecord": PatchKind("tdiag.analyzer.suggestions.cudagraph_rerecord:suggest"),
     # CGR001: a host read torch names as the reason CUDA graphs were skipped, taken out of the compiled function
+    # the catalogue's torch-native candidates with a `rewrite` (source and target code as data in breaks.toml)
+    "call_rewrite": PatchKind("tdiag.analyzer.suggestions.helpers.call_rewrite:suggest"),
     "cudagraph_skip": PatchKind("tdiag.analyzer.suggestions.cudagraph_skip:suggest"),
     "dtype_change": PatchKind("tdiag.analyzer.suggestions.dtype_change:suggest"),
     # the catalogue's move-out candidates: a call made before the compiled function and passed in, a class
     # statement moved to module level (named by catalogue/breaks.toml's `builder`, tried by catalogue_candidates)
     "hoist_definition": PatchKind("tdiag.analyzer.suggestions.helpers.hoist_definition:suggest"),
+    # the catalogue's move-out candidate for a context manager Dynamo cannot enter: the with around the call
+    "hoist_with": PatchKind("tdiag.analyzer.suggestions.helpers.hoist_with:suggest"),
     "hoist_to_caller": PatchKind("tdiag.analyzer.suggestions.helpers.hoist_to_caller:suggest"),
     # the catalogue's move-in candidate: the dict itself passed in, its view made inside
     "pass_container": PatchKind("tdiag.analyzer.suggestions.helpers.pass_container:suggest"),
+    # the catalogue's read-after-call candidate: the operand returned, the host operation (repr, .tolist(), a
+    # bound method, a hook registered on an intermediate) done by each caller after the call
+    "return_operand": PatchKind("tdiag.analyzer.suggestions.helpers.return_operand:suggest"),
     "frame_skipped": PatchKind("tdiag.analyzer.suggestions.frame_skipped:suggest"),
     # RUN002: mode="reduce-overhead" on the step's compile; with CUDA graphs on, the optimizer's candidates
     "launch_bound": PatchKind("tdiag.analyzer.suggestions.launch_bound:suggest"),
