@@ -15,6 +15,8 @@ from tdiag.lean_dataclass import lean_dataclass
 
 @lean_dataclass(frozen=True)
 class Divergence:
+    """One catalogue entry: how the object is made and used, and tdiag's words for it."""
+
     id: str
     seen_on: str
     made: str  # regex over the file: the statement that makes the object, its group "holder" the object's name
@@ -25,6 +27,8 @@ class Divergence:
 
 @lean_dataclass(frozen=True)
 class Use:
+    """An entry's object as one file makes it and a traced function uses it."""
+
     entry: Divergence
     holder: str
     words: dict  # the named groups of the entry's ``made`` (holder, maxlen, ...): what its message and fix may name
