@@ -15,7 +15,7 @@ compiled = torch.compile(model, backend="eager")
 total = 0.0
 with torch.no_grad():
     for step in range(int(sys.argv[1]) if len(sys.argv) > 1 else 30):
-        samples = [torch.randn(64) for _ in range(64)]  # a batch built from samples, each step
+        samples = [torch.randn(64) for _ in range(256)]  # a batch built from samples, each step
         batch = torch.stack(samples)
         noise = torch.randn(2048, 64)
         x = torch.cat([batch, noise]) * 0.5 + torch.linspace(0, 1, 64)
