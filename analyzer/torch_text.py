@@ -124,8 +124,12 @@ TENSOR_MISMATCH = lazy_regex(
 # source line and the location in parentheses
 # torch's comment after a guard: "  # SOURCE  # LOC:LINE in FUNC", then a hint or the frame the line was inlined from
 # ("(HINT: ...)", "(nn/functional.py:1491 in dropout)"), or the location alone in brackets
+# torch's comment after a guard: the user's source line, where it is, then a hint, an inlined frame or a note on a
+# 0/1-specialised size ("(user code shown is first use of this value--the guard itself is not due user code but due
+# to 0/1 specialization in the framework; to avoid specialization try ...mark_unbacked(tensor, dim))")
 GUARD_COMMENT = lazy_regex(r"\s+#\s*(?:(?P<source>.*?)\s+#\s*(?P<loc>\S+):(?P<line>\d+) in (?P<func>\S+)"
-                           r"(?:\s+\((?:HINT:\s*(?P<hint>.*)|[^()\s]+:\d+ in [^()\s]+)\))?"
+                           r"(?:\s+\((?:HINT:\s*(?P<hint>.*)|[^()\s]+:\d+ in [^()\s]+"
+                           r"|user code shown is first use of this value.*?(?:try (?P<specialized>.*))?)\))?"
                            r"|\((?P<ploc>\S+):(?P<pline>\d+) in (?P<pfunc>\S+)\))\s*$")
 COMPARISON = lazy_regex(r"^(?P<subject>.+?)\s*(?P<op>==|!=|<=|>=|<|>)\s*(?P<value>.+?)$")
 
@@ -158,7 +162,8 @@ def parse_guard_failure(item: str) -> GuardFailure:
         guard = first[: cm.start()].strip()
         if cm["line"]:
             out.source, out.line = cm["source"].strip(), int(cm["line"])
-        out.hint = cm["hint"]
+        out.hint = cm["hint"] or (f"torch specialised this size on 0 or 1; to avoid it, {cm['specialized']}"
+                                  if cm["specialized"] else None)
         out.text = guard
     if stack:
         out.path, out.line = stack[-1].path, stack[-1].line
@@ -200,12 +205,15 @@ def classify_guard_expression(guard: str) -> tuple[str, str | None, str | None]:
         return "training", subject, expected
     m = COMPARISON.match(g)
     if m:
-        value = m["value"].strip()
-        kind = "size" if re.search(r"\bs\d+\b|size\(|\.shape", m["subject"]) else "value"
-        return kind, _expression_input(m["subject"].strip()), value
+        subject, value = m["subject"].strip(), m["value"].strip()
+        if _NUMBER.fullmatch(subject) and not _NUMBER.fullmatch(value):  # "2 <= x.size()[0]": the bound first
+            subject, value = value, subject
+        kind = "size" if re.search(r"\bs\d+\b|size\(|\.shape", subject) else "value"
+        return kind, _expression_input(subject), value
     return "other", None, None
 
 
+_NUMBER = re.compile(r"-?\d+(?:\.\d*)?")
 _EXPECTED_TYPE = re.compile(r"expected type of '(?P<name>[^']+)' to be")
 
 

@@ -53,3 +53,18 @@ def test_guard_texts_shown_to_the_user_drop_torchs_comment_and_module_internals(
     assert _plain_decision("self._modules['rope'].__dict__['_buffers']['cos_cached'].size()[0] -> dynamic") == \
         "rope.cos_cached.size()[0] -> dynamic"
     assert _plain_decision("L['x'].size()[1] -> dynamic") == "x.size()[1] -> dynamic"
+
+
+def test_a_zero_one_specialised_size_guard_reads_its_subject_not_its_bound():
+    """torch 2.13's guard on a size carried across a break (blind batch 8's mask-filtered detections, its truth/
+    log): the bound first (`2 <= ...`), then torch's comment with a parenthetical note that holds parentheses of its
+    own. The subject is the size, the comment is stripped, and torch's advice is kept as its hint."""
+    from pathlib import Path
+
+    log = (Path(__file__).resolve().parents[1] / "blind_batch_8" / "truth" / "detector_score_filter"
+           / "torch_logs.txt").read_text()
+    text = next(line[line.index("2 <= "):] for line in log.splitlines() if "0/1 specialization" in line)
+    f = parse_guard_failure("1/0: " + text.strip().strip('"'))
+    assert (f.kind, f.subject, f.expected) == ("size", "___stack0.size()[0]", "2")
+    assert f.text == "2 <= ___stack0.size()[0]" and f.line == 41
+    assert "mark_unbacked(tensor, dim)" in f.hint
