@@ -45,12 +45,14 @@ def check(ctx):
     traced: dict[str, set[int]] = {}
     for frame in analysis.frames:
         traced.setdefault(frame.path, set()).add(frame.line)
+    recorded: dict[str, str | None] = {}  # the graph code's absolute path -> the recorded source it is, once each
     for graph in analysis.graphs:  # the lines the graphs' nodes came from: functions Dynamo inlined too
         code = analysis.code.get(graph.graph_code_ref) if graph.graph_code_ref else None
-        for where, line in NODE_SOURCE.findall(code if isinstance(code, str) else ""):
-            path = next((p for p in analysis.sources if where == p or where.endswith("/" + p)), None)
-            if path is not None:
-                traced.setdefault(path, set()).add(int(line))
+        for where, line in set(NODE_SOURCE.findall(code if isinstance(code, str) else "")):
+            if where not in recorded:
+                recorded[where] = next((p for p in analysis.sources if where == p or where.endswith("/" + p)), None)
+            if recorded[where] is not None:
+                traced.setdefault(recorded[where], set()).add(int(line))
     findings = []
     for path, lines in traced.items():
         text = analysis.sources.get(path)
