@@ -24,6 +24,7 @@ register a decomposition or lowering for the custom op, or move it to the start 
 
 import re
 from collections import defaultdict
+from typing import Any, NamedTuple
 
 from tdiag.analyzer.evidence import FallbackEvidence
 from tdiag.analyzer.rules import Rule
@@ -38,6 +39,19 @@ COMPLEX_TENSOR = re.compile(r"\bc(?:32|64|128)\[")
 COMPLEX_OPS = frozenset({"aten.view_as_complex", "aten.view_as_real", "aten._conj", "aten.polar", "aten.complex"})
 
 
+class Fallback(NamedTuple):
+    """One fallback kernel call site: where the user wrote it, its op, and what it cut apart."""
+
+    site: Any
+    op: str
+    graph: Any
+    kernel: Any
+    before: str | None
+    after: str | None
+    code: str | None
+    library: Any
+
+
 def check(ctx):
     hits = []
     for graph in ctx.analysis.graphs:
@@ -45,64 +59,73 @@ def check(ctx):
             if kernel.kind != "fallback" or is_vendor_kernel(op_label(kernel.name)):
                 continue
             site, library, code = kernel_site(kernel, graph, ctx.frame_sites.get((graph.rank, graph.frame_id)))
-            before = _neighbour(graph.kernels, index, -1)
-            after = _neighbour(graph.kernels, index, +1)
-            hits.append((site, op_label(kernel.name), (graph, kernel, before, after, code, library)))
-    complex_hits = [h for h in hits if _complex_fallback(ctx.analysis, h[2][0], h[2][1], h[1])]
+            hits.append(Fallback(site, op_label(kernel.name), graph, kernel, _neighbour(graph.kernels, index, -1),
+                                 _neighbour(graph.kernels, index, +1), code, library))
+    complex_hits = [h for h in hits if _complex_fallback(ctx.analysis, h)]
     findings = [_complex_finding(complex_hits)] if complex_hits else []
-    sites: dict[tuple[str, int, str], list] = defaultdict(list)
-    for site, op, hit in hits:
-        if not any(hit is h[2] for h in complex_hits):
-            sites[(site.path, site.line, op)].append(hit)
+    sites: dict[tuple[str, int, str], list[Fallback]] = defaultdict(list)
+    for h in hits:
+        if h not in complex_hits:
+            sites[(h.site.path, h.site.line, h.op)].append(h)
     # the backward's fallbacks at a line where the forward has one are the backward of that op: one finding, the
     # forward's (a line with backward fallbacks only is kept: the user's op differentiates into the fallback)
-    forward_lines = {(path, line) for (path, line, _), hs in sites.items() if any(k.graph != "backward" for _, k, *_ in hs)}
+    forward_lines = {(path, line) for (path, line, _), hs in sites.items() if any(_forward(h) for h in hs)}
     for (path, line, op), hs in sites.items():
-        if all(k.graph == "backward" for _, k, *_ in hs) and (path, line) in forward_lines:
+        if not any(_forward(h) for h in hs) and (path, line) in forward_lines:
             continue
         findings.append(_finding(path, line, op, hs))
     return findings
 
 
-def _finding(path, line, op, hits):
-    graph, kernel, before, after, code, library = hits[0]
-    reason = kernel.fallback_reason or "unknown reason"
-    split = " and ".join(n for n in (before, after) if n)
+def _forward(h: Fallback) -> bool:
+    return h.kernel.graph != "backward"
+
+
+def _finding(path, line, op, hits: list[Fallback]):
+    first = hits[0]
+    reason = first.kernel.fallback_reason or "unknown reason"
+    split = " and ".join(n for n in (first.before, first.after) if n)
     message = f"{op} runs as an eager fallback inside the compiled graph ({reason})"
     if split:
         message += f"; it separates {split}, which cannot fuse across it"
     return RULE.finding(
         message=message,
         fix=f"replace {op} with ops Inductor lowers, or register a lowering/decomposition for it",
-        path=path, line=line, function=graph.code_name, occurrences=len(hits),
-        compile_ids=sorted({g.compile_id for g, *_ in hits}),
-        impact=IMPACT_PER_FALLBACK * len(hits),
-        library_frame=library,
-        evidence=FallbackEvidence(op=op, kernel=kernel.name, reason=reason, backend=kernel.backend,
-                                  graphs=sorted({k.graph for _, k, *_ in hits}), before=before, after=after,
-                                  code=code),
-        graph_keys=sorted({g.key for g, *_ in hits}),
+        path=path, line=line, function=first.graph.code_name, **_counts(hits), library_frame=first.library,
+        evidence=_evidence(first, reason, hits),
     )
 
 
-def _complex_fallback(analysis, graph, kernel, op: str) -> bool:
+def _counts(hits: list[Fallback]) -> dict:
+    return {"occurrences": len(hits), "compile_ids": sorted({h.graph.compile_id for h in hits}),
+            "impact": IMPACT_PER_FALLBACK * len(hits), "graph_keys": sorted({h.graph.key for h in hits})}
+
+
+def _evidence(first: Fallback, reason: str, hits: list[Fallback]) -> FallbackEvidence:
+    return FallbackEvidence(op=first.op, kernel=first.kernel.name, reason=reason, backend=first.kernel.backend,
+                            graphs=sorted({h.kernel.graph for h in hits}), before=first.before, after=first.after,
+                            code=first.code)
+
+
+def _complex_fallback(analysis, h: Fallback) -> bool:
     """A fallback that exists because the graph computes on complex tensors, which Inductor generates no code for:
     the views into and out of complex, and the ops whose lowering declined the complex dtype."""
-    code = analysis.code.get(graph.graph_code_ref) if graph.graph_code_ref else None
+    code = analysis.code.get(h.graph.graph_code_ref) if h.graph.graph_code_ref else None
     if not (isinstance(code, str) and COMPLEX_TENSOR.search(code)):
         return False
-    return op in COMPLEX_OPS or (kernel.fallback_reason or "").startswith("unsupported dtype")
+    return h.op in COMPLEX_OPS or (h.kernel.fallback_reason or "").startswith("unsupported dtype")
 
 
-def _complex_finding(hits):
+def _complex_finding(hits: list[Fallback]):
     """One finding for every fallback complex tensors cause, at the first forward line of them (the user's first
     complex op), naming the ops and lines: one cause, one change (blind batch 8: thirteen per-op findings, seven of
     them backward ops the user never wrote)."""
-    forward = [h for h in hits if h[2][1].graph != "backward"] or hits
-    site, op, (graph, kernel, before, after, code, library) = min(forward, key=lambda h: (h[0].path, h[0].line))
-    ops = sorted({o for _, o, _ in hits})
+    forward = [h for h in hits if _forward(h)] or hits
+    first = min(forward, key=lambda h: (h.site.path, h.site.line))
+    ops = sorted({h.op for h in hits})
     # the lines the ops were written on (a kernel with no source line of its own is placed at the graph's entry)
-    lines = sorted({h[0].line for h in forward if h[0].path == site.path and h[2][1].source_lines}) or [site.line]
+    lines = sorted({h.site.line for h in forward if h.site.path == first.site.path and h.kernel.source_lines}) \
+        or [first.site.line]
     return RULE.finding(
         message=(f"the compiled graph computes on complex tensors, for which Inductor generates no code: "
                  f"{', '.join(ops)} run as eager fallbacks inside it ({len(hits)} calls), from line"
@@ -111,13 +134,8 @@ def _complex_finding(hits):
         fix=("compute on real tensors instead of complex ones (a complex product (a + ib)(c + id) as the real pair "
              "a*c - b*d, a*d + b*c; for rotary embeddings, cos/sin tables applied to the two halves), or keep the "
              "complex-valued part outside the compiled function"),
-        path=site.path, line=site.line, function=graph.code_name, occurrences=len(hits),
-        compile_ids=sorted({h[2][0].compile_id for h in hits}), impact=IMPACT_PER_FALLBACK * len(hits),
-        library_frame=library,
-        evidence=FallbackEvidence(op=op, kernel=kernel.name, reason="complex dtype", backend=kernel.backend,
-                                  graphs=sorted({h[2][1].graph for h in hits}), before=before, after=after,
-                                  code=code),
-        graph_keys=sorted({h[2][0].key for h in hits}),
+        path=first.site.path, line=first.site.line, function=first.graph.code_name, **_counts(hits),
+        library_frame=first.library, evidence=_evidence(first, "complex dtype", hits),
     )
 
 
