@@ -51,7 +51,11 @@ def tdiag_cmd(*args: str) -> list[str]:
 
 
 def run_tdiag(args: list[str], env: dict[str, str], cwd: Path = PROGRAMS, timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(tdiag_cmd(*args), cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    """``python -m tdiag *args`` from ``cwd``; a `run -o DIR` or `fix RECORD` is kept between test runs where nothing
+    it depends on changed (tests/kept_tdiag.py)."""
+    from kept_tdiag import tdiag
+
+    return tdiag(args, cwd, env, timeout)
 
 
 def shared_dir(tmp_path_factory, name: str) -> Path:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from kept_tdiag import tdiag as kept_tdiag
 from tdiag.analyzer import build
 from tdiag.analyzer.guard_words import DYNAMO_INTERNAL
 
@@ -31,8 +32,7 @@ CAUSES = {
 
 def _record(program: str, tmp_path: Path, env: dict, *extra: str) -> Path:
     shutil.copy(BATCH / "programs" / f"{program}.py", tmp_path / f"{program}.py")
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", *extra, "-o", "rec",
-                           f"{program}.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    proc = kept_tdiag(["run", "--no-tui", "-q", *extra, "-o", "rec", f"{program}.py"], tmp_path, env, timeout=600)
     assert proc.returncode == int((BATCH / "truth" / program / "exit_status.txt").read_text()), proc.stderr
     assert proc.stdout == (BATCH / "truth" / program / "stdout.txt").read_text()  # the program's own output
     return tmp_path / "rec"

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
+from kept_tdiag import tdiag as kept_tdiag
 from tdiag.analyzer.mutated_container import changes, guarded_container
 
 BATCH = Path(__file__).resolve().parents[1] / "blind_batch_5"
@@ -47,8 +47,7 @@ def test_break_carried_values_and_a_changed_global_container_get_their_own_fix_l
     assert "Recompiling function torch_dynamo_resume_in_eval_step_at_40" in truth
 
     shutil.copy(PROGRAM, tmp_path / PROGRAM.name)
-    run = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", PROGRAM.name],
-                         cwd=tmp_path, env=session_env, capture_output=True, text=True, timeout=300)
+    run = kept_tdiag(["run", "--no-tui", "-q", "-o", "rec", PROGRAM.name], tmp_path, session_env, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     lint = subprocess.run([sys.executable, "-m", "tdiag", "lint", "rec", "--format", "json"], cwd=tmp_path,
                           env=session_env, capture_output=True, text=True, timeout=300)

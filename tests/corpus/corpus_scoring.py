@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,8 +108,9 @@ def env(base: dict[str, str] | None = None) -> dict[str, str]:
 
 def run(program: str, out: Path, environ: dict[str, str]) -> subprocess.CompletedProcess:
     """``tdiag run`` in the programs folder, as a user would run it from their project."""
-    cmd = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(out), program]
-    return subprocess.run(cmd, cwd=PROGRAMS, env=environ, capture_output=True, text=True, timeout=1500)
+    from kept_tdiag import tdiag
+
+    return tdiag(["run", "--no-tui", "-q", "-o", str(out), program], PROGRAMS, environ, timeout=1500)
 
 
 def score(program: str, run_dir: Path, expect: Expect):

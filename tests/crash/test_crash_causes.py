@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from kept_tdiag import tdiag as kept_tdiag
 from tdiag.analyzer import build
 from tdiag.analyzer.crash_causes import catalogue
 
@@ -17,11 +17,11 @@ ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = ROOT / "tests" / "blind_batch_7" / "programs" / "tvtensor_image_crash.py"
 
 
-def _plain(path: Path, cwd: Path, **env) -> subprocess.CompletedProcess:
-    import os
+def _plain(path: Path, **env) -> subprocess.CompletedProcess:
+    """torch's own run of the program from its folder, no tdiag (kept between test runs: tests/oracle_cache.py)."""
+    from tdiag_testing import plain_run
 
-    return subprocess.run([sys.executable, str(path)], cwd=cwd, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **env})
+    return plain_run(path, **env)
 
 
 def test_every_entry_names_a_program_in_the_repository():
@@ -35,13 +35,13 @@ def test_every_entry_names_a_program_in_the_repository():
 def test_a_tensor_subclass_input_gets_as_subclass_and_the_fix_runs(tmp_path, session_env):
     program = tmp_path / PROGRAM.name
     program.write_text(PROGRAM.read_text())
-    plain = _plain(program, tmp_path)
+    plain = _plain(program)
     assert plain.returncode == 1 and "Multiple dispatch failed" in plain.stderr  # torch's own account
-    eager = _plain(program, tmp_path, TORCH_COMPILE_DISABLE="1")
+    eager = _plain(program, TORCH_COMPILE_DISABLE="1")
     assert eager.returncode == 0
 
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(tmp_path / "rec"),
-                           program.name], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=session_env)
+    proc = kept_tdiag(["run", "--no-tui", "-q", "-o", str(tmp_path / "rec"), program.name],
+                      tmp_path, session_env, timeout=600)
     assert proc.returncode == plain.returncode and proc.stdout == plain.stdout  # the program's own exit and output
     (finding,) = [f for f in build(tmp_path / "rec").findings if f.code.startswith("CRS")]
     assert finding.line == 60 and "compiled(batch)" in program.read_text().splitlines()[59]
@@ -50,7 +50,7 @@ def test_a_tensor_subclass_input_gets_as_subclass_and_the_fix_runs(tmp_path, ses
     # the fix as the finding words it, on the compiled call's argument: the program runs to its end as eager does
     fixed = program.read_text().replace("compiled(batch)", "compiled(batch.as_subclass(torch.Tensor))")
     program.write_text(fixed)
-    after = _plain(program, tmp_path)
+    after = _plain(program)
     assert after.returncode == 0, after.stderr
     assert after.stdout == eager.stdout
 
@@ -62,11 +62,11 @@ SKIPGRAM = ROOT / "tests" / "blind_batch_7" / "programs" / "skipgram_sparse_indu
 def test_sparse_gradients_under_inductor_get_aot_eager_and_only_the_crash_is_reported(tmp_path, session_env):
     program = tmp_path / SKIPGRAM.name
     program.write_text(SKIPGRAM.read_text())
-    plain = _plain(program, tmp_path)
+    plain = _plain(program)
     assert plain.returncode == 1 and "stride 0==" in plain.stderr  # torch's own account: Inductor's stride check
 
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(tmp_path / "rec"),
-                           program.name], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=session_env)
+    proc = kept_tdiag(["run", "--no-tui", "-q", "-o", str(tmp_path / "rec"), program.name],
+                      tmp_path, session_env, timeout=600)
     assert proc.returncode == plain.returncode and proc.stdout == plain.stdout
     findings = build(tmp_path / "rec").findings
     # the crash only: no fallback-op, cache or compile-time note about compiled code that never completed a step
@@ -78,6 +78,6 @@ def test_sparse_gradients_under_inductor_get_aot_eager_and_only_the_crash_is_rep
     source = program.read_text()
     assert source.count("torch.compile(") == 1
     program.write_text(re.sub(r"torch\.compile\(([^)]*)\)", r'torch.compile(\1, backend="aot_eager")', source))
-    after = _plain(program, tmp_path)
+    after = _plain(program)
     assert after.returncode == 0, after.stderr
-    assert after.stdout == _plain(SKIPGRAM, tmp_path, TORCH_COMPILE_DISABLE="1").stdout
+    assert after.stdout == _plain(SKIPGRAM, TORCH_COMPILE_DISABLE="1").stdout

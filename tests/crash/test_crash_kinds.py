@@ -14,6 +14,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from kept_tdiag import tdiag as kept_tdiag
 from oracle import run_plain
 from oracle_cache import kept_run
 from tdiag.analyzer import build
@@ -102,12 +103,11 @@ def runs(tmp_path_factory, session_env):
         if case.program not in done:
             env = {**session_env, **(case.env or {})}
             run_dir = base / case.program.removesuffix(".py")
-            under = [sys.executable, "-m", "tdiag", "run", "--no-tui", "-o", str(run_dir), case.program]
+            under = ["run", "--no-tui", "-o", str(run_dir), case.program]
             with ThreadPoolExecutor(2) as pool:
                 # the plain run is torch's own behaviour: kept between test runs where nothing it depends on changed
                 plain = pool.submit(kept_run, run_plain, PROGRAMS / case.program, env, base / "untraced")
-                traced = pool.submit(subprocess.run, under, cwd=PROGRAMS, env=env, capture_output=True, text=True,
-                                     timeout=300)
+                traced = pool.submit(kept_tdiag, under, PROGRAMS, env, timeout=300)
                 done[case.program] = (plain.result(), traced.result(), run_dir)
         return done[case.program]
 
@@ -177,8 +177,8 @@ def test_json_and_lint_lead_with_the_crash(runs, session_env):
 def test_the_programs_own_error_is_not_blamed_on_torch(tmp_path, session_env):
     """A ValueError of the program's own after a good compile: recorded, but no CRS finding and no DST002."""
     run_dir = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(run_dir), "program_error.py"],
-                          cwd=PROGRAMS, env=session_env, capture_output=True, text=True, timeout=300)
+    proc = kept_tdiag(["run", "--no-tui", "-q", "-o", str(run_dir), "program_error.py"],
+                      PROGRAMS, session_env, timeout=300)
     assert proc.returncode == 1 and "\nValueError: the program's own error after a good compile" in proc.stderr
     analysis = build(run_dir)
     (crash,) = analysis.crashes
@@ -209,8 +209,8 @@ def test_fix_verify_runs_the_stopped_program_to_its_end(case, added, runs, sessi
     import json
 
     _, _, run_dir = runs(case)
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", str(run_dir), "--verify", "--repeat", "1", "--format", "json"],
-                          cwd=PROGRAMS, env=session_env, capture_output=True, text=True, timeout=600)
+    proc = kept_tdiag(["fix", str(run_dir), "--verify", "--repeat", "1", "--format", "json"],
+                      PROGRAMS, session_env, timeout=600)
     data = json.loads(proc.stdout)
     (patch,) = data["patches"]
     assert patch["codes"] == [case.code] and added in patch["patch"].splitlines()
@@ -276,8 +276,8 @@ def test_fix_verify_works_around_torchs_own_bug(runs, session_env):
     report = finding.suggestion.alternatives[-1]
     assert f"torch {version('torch')}" in report and 'torch_internal_error.py:9 `print(f"rows {x.shape[0]:.1f}")`' in report
     assert "InternalTorchDynamoError: ValueError: Unknown format code 'f'" in report and "@torch.compile" in report
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", str(run_dir), "--verify", "--repeat", "1", "--format", "json"],
-                          cwd=PROGRAMS, env=session_env, capture_output=True, text=True, timeout=600)
+    proc = kept_tdiag(["fix", str(run_dir), "--verify", "--repeat", "1", "--format", "json"],
+                      PROGRAMS, session_env, timeout=600)
     data = json.loads(proc.stdout)
     (patch,) = data["patches"]
     assert patch["codes"] == ["CRS008"]

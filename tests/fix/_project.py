@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from kept_tdiag import tdiag as kept_tdiag
 
 PROGRAMS = Path(__file__).parent / "programs"
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -21,10 +22,7 @@ class Project:
     run_stdout: str
 
     def fix(self, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "tdiag", "fix", str(self.record), *args],
-            cwd=self.root, env=self.env, capture_output=True, text=True, timeout=timeout,
-        )
+        return kept_tdiag(["fix", str(self.record), *args], self.root, self.env, timeout=timeout)
 
     def fix_json(self, *args: str, timeout: int = 600) -> tuple[int, dict]:
         proc = self.fix(*args, "--format", "json", timeout=timeout)
@@ -47,9 +45,6 @@ def make_project(base: Path, program: Path, env: dict[str, str], *args: str) -> 
 
 def record(root: Path, out: Path, env: dict[str, str], *command: str) -> Project:
     """`tdiag run` of ``command`` from ``root`` into ``out``."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(out), *command],
-        cwd=root, env=env, capture_output=True, text=True, timeout=600,
-    )
+    proc = kept_tdiag(["run", "--no-tui", "-q", "-o", str(out), *command], root, env, timeout=600)
     assert (out / "events.jsonl").exists(), proc.stderr[-3000:]
     return Project(root, out, env, proc.stdout)

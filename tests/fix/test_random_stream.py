@@ -15,13 +15,14 @@ import subprocess
 import sys
 
 import pytest
-
+from kept_tdiag import tdiag as kept_tdiag
 from tdiag.analyzer import build
 from tdiag.analyzer.output_noise import measure_baseline
+from tdiag.tracer.random_parity import ENV
+
 from tdiag.fixing.compare import compare
 from tdiag.fixing.random_stream import OUTPUT_CHANGED, recheck
 from tdiag.fixing.verify import RunResult
-from tdiag.tracer.random_parity import ENV
 
 from ._project import PROGRAMS
 
@@ -44,8 +45,7 @@ def runs(tmp_path_factory, session_env):
 
     def traced(name: str, label: str, **env: str) -> tuple:
         record = root / label
-        proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(record), name],
-                              cwd=root, env={**session_env, **env}, capture_output=True, text=True, timeout=600)
+        proc = kept_tdiag(["run", "--no-tui", "-q", "-o", str(record), name], root, {**session_env, **env}, timeout=600)
         assert proc.returncode == 0, proc.stderr[-2000:]
         return build(record), RunResult(label, record, proc.returncode, proc.stdout, "", 0.0)
 

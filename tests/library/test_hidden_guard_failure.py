@@ -10,11 +10,10 @@ recompile (so the second cause is real); the mark and the problem_type line toge
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from kept_tdiag import tdiag as kept_tdiag
 from tdiag_testing import plain_env, plain_run, require_installed
 
 require_installed("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
@@ -33,8 +32,7 @@ def _compiles(script: Path) -> tuple[str, int]:
 def recorded(tmp_path_factory):
     root = tmp_path_factory.mktemp("hidden_guard")
     shutil.copy(PROGRAM, root / PROGRAM.name)
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", PROGRAM.name],
-                          cwd=root, env=plain_env(), capture_output=True, text=True, timeout=300)
+    proc = kept_tdiag(["run", "--no-tui", "-q", "-o", "rec", PROGRAM.name], root, plain_env(), timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     from tdiag.analyzer import build
 

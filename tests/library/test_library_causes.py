@@ -12,11 +12,11 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from kept_tdiag import tdiag as kept_tdiag
 from tdiag_testing import require_installed
 
 # several real runs per test (fix rounds, ranks, cold compiles): scripts/test runs it in the slow step (issue 45)
@@ -54,8 +54,7 @@ def analyses(tmp_path_factory, session_env):
     def run(program: Path) -> Path:
         root = tmp_path_factory.mktemp(program.stem)
         shutil.copy(program, root / program.name)
-        proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", program.name],
-                              cwd=root, env=_env(session_env), capture_output=True, text=True, timeout=600)
+        proc = kept_tdiag(["run", "--no-tui", "-q", "-o", "rec", program.name], root, _env(session_env), timeout=600)
         assert proc.returncode == 0, proc.stderr[-3000:]
         return root
 
@@ -176,8 +175,8 @@ def test_gpt2_patches_verified(analyses, session_env):
     root, _ = analyses["hf_gpt2_train_varlen.py"]
     for cmd in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"]):
         subprocess.run(["git", *cmd], cwd=root, check=True, capture_output=True)
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--repeat", "1", "--format", "json"], cwd=root,
-                          env=_env(session_env), capture_output=True, text=True, timeout=900)
+    proc = kept_tdiag(["fix", "rec", "--verify", "--repeat", "1", "--format", "json"],
+                      root, _env(session_env), timeout=900)
     data = json.loads(proc.stdout)
     together = data["verification"][0]
     assert together["ok"] and together["stdout_identical"], together

@@ -7,11 +7,10 @@ The program prints torch's own graph-break count (torch._dynamo.utils.counters) 
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from kept_tdiag import tdiag as kept_tdiag
 from tdiag_testing import plain_env, plain_run, require_installed
 
 require_installed("transformers", "peft", reason="corpus extra not installed: pip install -e '.[corpus]'")
@@ -28,8 +27,7 @@ def _breaks(stdout: str) -> int:
 def recorded(tmp_path_factory):
     root = tmp_path_factory.mktemp("in_main")
     shutil.copy(PROGRAM, root / PROGRAM.name)
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", PROGRAM.name],
-                          cwd=root, env=plain_env(), capture_output=True, text=True, timeout=300)
+    proc = kept_tdiag(["run", "--no-tui", "-q", "-o", "rec", PROGRAM.name], root, plain_env(), timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return root, proc.stdout
 
@@ -91,8 +89,7 @@ def test_problem_type_is_set_on_the_model_a_compiled_function_reads(tmp_path):
     from tdiag.analyzer.suggestions import apply_patch
 
     shutil.copy(BERT_PROGRAM, tmp_path / BERT_PROGRAM.name)
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", BERT_PROGRAM.name],
-                          cwd=tmp_path, env=plain_env(), capture_output=True, text=True, timeout=300)
+    proc = kept_tdiag(["run", "--no-tui", "-q", "-o", "rec", BERT_PROGRAM.name], tmp_path, plain_env(), timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert _frame_compiles(proc.stdout) == 2  # torch's count: the second call compiles again
     line = next(n for n, text in enumerate(BERT_PROGRAM.read_text().splitlines(), 1) if "# EXPECT:" in text)

@@ -9,11 +9,10 @@ stays."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from kept_tdiag import tdiag as kept_tdiag
 from tdiag_testing import require_installed
 
 require_installed("transformers", reason="corpus extra not installed: pip install -e '.[corpus]'")
@@ -35,8 +34,7 @@ def test_a_break_around_a_libraries_layers_gets_regional_compilation_verified(tm
     # torch's own account: data-dependent branching (GB0170), innermost in Bart's code, reached from the call
     assert any(b["gb_id"] == "GB0170" and b["lines"][-1][0] == "modeling_bart.py" for b in before.breaks)
 
-    done = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", program.name],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    done = kept_tdiag(["run", "--no-tui", "-q", "-o", "rec", program.name], tmp_path, env, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     analysis = build(str(tmp_path / "rec"))
     # Dynamo's own names (an id check's ___check_obj_id, L['...']) never reach the user: its guards read as words
@@ -48,8 +46,7 @@ def test_a_break_around_a_libraries_layers_gets_regional_compilation_verified(tm
     assert suggestion.patch and "layer.compile(backend=\"aot_eager\")" in suggestion.patch
     assert "_no_split_modules" in suggestion.patch
 
-    fixed = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--apply", "--repeat", "1"],
-                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    fixed = kept_tdiag(["fix", "rec", "--verify", "--apply", "--repeat", "1"], tmp_path, env, timeout=900)
     assert fixed.returncode == 0, fixed.stdout[-3000:] + fixed.stderr[-3000:]
     text = program.read_text()
     assert "compiled = model\n" in text and "torch.compile(model" not in text

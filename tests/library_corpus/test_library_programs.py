@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from kept_tdiag import tdiag as kept_tdiag
 from tdiag_testing import require_installed
 
 # a corpus of real third-party programs (like tests/corpus): scripts/test runs it in the slow step, under its budget
@@ -50,8 +50,7 @@ def runs(tmp_path_factory, session_env):
 
     def run(program: Path, root: Path):
         shutil.copy(program, root / program.name)
-        proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", program.name],
-                              cwd=root, env=_env(session_env), capture_output=True, text=True, timeout=600)
+        proc = kept_tdiag(["run", "--no-tui", "-q", "-o", "rec", program.name], root, _env(session_env), timeout=600)
         assert proc.returncode == 0, proc.stderr[-3000:]
         if shutil.which("git"):
             _git_project(root)
@@ -152,9 +151,9 @@ def test_a_library_step_is_named_at_the_users_line_with_the_library_frame_beside
 
 
 def _verify(root: Path, env, *select: str) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--repeat", "1", "--format", "json",
-                           *(["--select", ",".join(select)] if select else [])], cwd=root,
-                          env=_env(env), capture_output=True, text=True, timeout=900)
+    chosen = ["--select", ",".join(select)] if select else []
+    proc = kept_tdiag(["fix", "rec", "--verify", "--repeat", "1", "--format", "json", *chosen], root, _env(env),
+                      timeout=900)
     assert proc.stdout, proc.stderr[-3000:]
     return json.loads(proc.stdout)
 

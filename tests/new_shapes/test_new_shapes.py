@@ -12,8 +12,6 @@ issue's goals.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -25,6 +23,7 @@ pytestmark = pytest.mark.slow  # one tdiag run per program: scripts/test's bound
 
 from shapes_scoring import PROGRAMS, figures, score, table  # noqa: E402, I001  (puts tests/corpus on the path)
 from shapes_expected import SHAPES  # noqa: E402  # isort: skip
+from kept_tdiag import tdiag as kept_tdiag
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +36,7 @@ def runs(tmp_path_factory, session_env):
     def run(program: str):
         out = tmp_path_factory.mktemp(program.removesuffix(".py")) / "rec"
         started = time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", str(out), program],
-                              cwd=PROGRAMS, env=environ, capture_output=True, text=True, timeout=600)
+        proc = kept_tdiag(["run", "--no-tui", "-q", "-o", str(out), program], PROGRAMS, environ, timeout=600)
         return proc, build(str(out)), time.monotonic() - started
 
     names = sorted(SHAPES)
@@ -112,11 +110,11 @@ def test_the_checkpoint_segments_patch_verifies_and_compiles_the_forward(tmp_pat
 
     program = tmp_path / "checkpoint_sequential.py"
     plain = kept_run(run_plain, program, env(session_env), tmp_path / "untraced", timeout=600)
-    done = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", "checkpoint_sequential.py"],
-                          cwd=tmp_path, env=env(session_env), capture_output=True, text=True, timeout=600)
+    done = kept_tdiag(["run", "--no-tui", "-q", "-o", "rec", "checkpoint_sequential.py"],
+                      tmp_path, env(session_env), timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    fixed = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--apply", "--format", "json"],
-                           cwd=tmp_path, env=env(session_env), capture_output=True, text=True, timeout=600)
+    fixed = kept_tdiag(["fix", "rec", "--verify", "--apply", "--format", "json"],
+                       tmp_path, env(session_env), timeout=600)
     assert fixed.returncode == 0, fixed.stderr[-3000:]
     text = (tmp_path / "checkpoint_sequential.py").read_text()
     assert "checkpoint_segments(self.layers, 2, x, use_reentrant=False)" in text
@@ -138,11 +136,10 @@ def test_the_custom_op_backward_patch_verifies_and_the_breaks_go(tmp_path, sessi
     shutil.copy(PROGRAMS / program.name, program)
     before = account(program, env(session_env), tmp_path / "trace-before")
     assert len(before.breaks) == 2 and before.returncode == 0
-    done = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", program.name],
-                          cwd=tmp_path, env=env(session_env), capture_output=True, text=True, timeout=600)
+    done = kept_tdiag(["run", "--no-tui", "-q", "-o", "rec", program.name], tmp_path, env(session_env), timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    fixed = subprocess.run([sys.executable, "-m", "tdiag", "fix", "rec", "--verify", "--apply", "--format", "json"],
-                           cwd=tmp_path, env=env(session_env), capture_output=True, text=True, timeout=600)
+    fixed = kept_tdiag(["fix", "rec", "--verify", "--apply", "--format", "json"],
+                       tmp_path, env(session_env), timeout=600)
     assert fixed.returncode == 0, fixed.stderr[-3000:]
     assert "torch._dynamo.config.capture_scalar_outputs = True" in program.read_text()
     after = account(program, env(session_env), tmp_path / "trace-after")

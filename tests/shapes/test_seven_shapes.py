@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from kept_tdiag import tdiag as kept_tdiag
 from oracle import account
 
 # seven real `tdiag run`s and as many plain traced runs: scripts/test runs these in the slow step
@@ -58,8 +57,7 @@ def runs(tmp_path_factory, session_env):
     def make(name):
         root = tmp_path_factory.mktemp(Path(name).stem)
         shutil.copy(PROGRAMS / name, root / name)
-        proc = subprocess.run([sys.executable, "-m", "tdiag", "run", "--no-tui", "-q", "-o", "rec", name], cwd=root,
-                              env=session_env, capture_output=True, text=True, timeout=600)
+        proc = kept_tdiag(["run", "--no-tui", "-q", "-o", "rec", name], root, session_env, timeout=600)
         torch_account = account(root / name, session_env, root / "trace")
         return build(root / "rec"), proc, torch_account, root
 
