@@ -14,6 +14,7 @@ from tdiag.analyzer.mutated_container import changes, guarded_container
 from tdiag.analyzer.model import Finding, Frame, GuardFailure, Recompile, Site
 from tdiag.analyzer.paths import is_library_display
 from tdiag.analyzer.rules._breaks import carried_across_break, cid_key, graph_keys, ranks_of
+from tdiag.analyzer.torch_text import hit_recompile_limit
 
 
 def primary_failure(r: Recompile) -> GuardFailure | None:
@@ -46,7 +47,9 @@ def cause_key(r: Recompile, code: str | None) -> tuple:
     f = primary_failure(r)
     if f is None:
         return (code, r.path, r.code_name, None)
-    if f.subject:
+    if (thing := _guarded_thing(f)) is not None:
+        what = thing  # a dict's key order, or a global dict: every position or entry of it is one cause
+    elif f.subject:
         what = (f.kind, _plain_subject(f.subject), f.dim)
     else:
         what = (f.kind, re.sub(r"\d+", "N", f.text))
@@ -84,11 +87,18 @@ def claim_recompiles(ctx, claimants) -> dict[str, list[tuple[Site, list[Recompil
             # with them is a symptom of that one cause, worded and fixed as it (not marked dynamic, not "changed by
             # each call": blind batch 7's pyramid of blocks, each compiled on its own)
             r = dataclasses.replace(r, failures=[state, *r.failures], hidden_failures=[])
+        elif state is None and (dominant := dominant_failure(r)) is not None:
+            # a guard on a global dict the program changes between calls: every cache entry fails it, so whatever
+            # else failed with it (an input's requires_grad, the dict's length) is a symptom of that one cause
+            r = dataclasses.replace(r, failures=[dominant, *(f for f in r.failures if f is not dominant)],
+                                    hidden_failures=[])
         for cause in ((r,) if state is not None else (r, *with_hidden_cause(r))):
             code = classify(cause, claimants)
             if code is None:
                 continue
             key = cause_key(cause, code)
+            if any((c.rank, c.compile_id) == (r.rank, r.compile_id) for c in causes[key]):
+                continue  # several guards of one recompile on the same thing (a dict's keys): one recompile
             causes[key].append(cause)
             codes[key] = code
     by_site: dict[tuple, list[tuple[str, Site, list[Recompile]]]] = defaultdict(list)
@@ -122,7 +132,8 @@ def guard_kinds(*kinds: str):
     return matches
 
 
-WORDS = ("frame", "subject", "kind", "guard", "dim", "dim_index", "values", "compiled_for", "catalogue_fix")  # the fields of words(): a claiming rule's templates may name only these (checked at load)
+WORDS = ("frame", "subject", "kind", "guard", "dim", "dim_index", "values", "compiled_for", "catalogue_fix",
+         "change")  # the fields of words(): a claiming rule's templates may name only these (checked at load)
 
 
 def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
@@ -137,6 +148,9 @@ def words(r: Recompile, f: GuardFailure | None) -> dict[str, object]:
         "values": f" (expected {f.expected}, got {f.actual})" if f and f.expected and f.actual else "",
         "compiled_for": f" (compiled for {f.expected})" if f and f.expected else "",
         "catalogue_fix": guard_fix(r, f),
+        # what changed, in the user's terms: "the key order of `feats` changed ..."; a Python value by default
+        "change": change_words(f) or f"Python value {_module_attribute(f) or subject_name(f)} changed"
+                  + (f" (compiled for {f.expected})" if f and f.expected else ""),
     }
 
 
@@ -156,6 +170,10 @@ def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None,
         at = (r.path, r.line) if r is not None and r.path and r.line else (f.path, f.line)
         return "carried_across_break", {"statement": (f.source or "").strip() if at == (f.path, f.line) else "",
                                         "at": f"{at[0]}:{at[1]}"}
+    order = dict_key_order(f)
+    if order is not None:
+        # Dynamo unrolled a loop over the dict and guards on its exact key order: another order, another graph
+        return "dict_key_order", {"holder": order[0], **_statement_fields(f)}
     state = _module_state_size(f, r)
     if state is not None:
         # a parameter's or buffer's size changed: the same compiled forward serves several instances of one module
@@ -166,6 +184,13 @@ def guard_subject(f: GuardFailure | None, compiled_for: list[str] | None = None,
     if container is not None and changes(f.source, container):
         return "mutated_container", {"container": container, "statement": f.source.strip(),
                                      "at": f"{f.path}:{f.line}" if f.path and f.line else "the compiled code"}
+    held = global_dict(f)
+    if held is not None:
+        # a module-level dict the program changes between calls (a counter, statistics): its values are compiled in
+        writer = next((g for g in ([f, *r.failures] if r is not None else [f]) if g.source
+                       and changes(g.source, held[0])), None)
+        return "global_mutable_dict", {"container": held[0], "key": held[1] or "",
+                                       **(_statement_fields(writer) if writer is not None else {})}
     present = KEY_PRESENCE.search(f.text) if f is not None else None
     if present is not None:
         return "dict_key_presence", {"key": present["key"], "holder": user_words(present["holder"])}
@@ -238,6 +263,76 @@ MODULE_STATE = re.compile(r"^(?:L\['self'\]|self)(?:\._modules\['[^']+'\])*"
 KEY_PRESENCE = re.compile(r"___dict_contains\((?P<key>[^,()]+), (?P<holder>[^()]+?)\)")
 
 
+# torch's guard on the order of a dict's keys, where Dynamo unrolled a loop over it (``for name, x in feats.items()``):
+# ``list(dict.keys(feats))[2] == 'video'``; a key is a string or a number
+KEY_ORDER = re.compile(r"^list\(dict\.keys\((?P<holder>.+)\)\)\[(?P<index>\d+)\]$")
+# torch's guard on a value of a module-level dict: ``dict.__getitem__(G['OP_COUNTS'], list(dict.keys(...))[1]) == 48``
+# (read through a key Dynamo got by iterating) or ``G['OP_COUNTS']['linear'] == 48`` (a constant key)
+GLOBAL_DICT_ITEM = re.compile(r"^dict\.__getitem__\(G\['(?P<name>[A-Za-z]\w*)'\], (?P<key>.+)\)$")
+GLOBAL_DICT_KEY = re.compile(r"^G\['(?P<name>[A-Za-z]\w*)'\]\[(?P<key>'[^']*'|\"[^\"]*\")\]$")
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
+
+
+def dict_key_order(f: GuardFailure | None) -> tuple[str, int] | None:
+    """(the dict as the user's code names it, the key's position) for a guard on a dict's key order; else None."""
+    m = KEY_ORDER.match(f.subject or "") if f is not None else None
+    if m is None or not re.fullmatch(r"'[^']*'|\"[^\"]*\"|-?\d+", (f.expected or "").strip()):
+        return None
+    return user_words(m["holder"]), int(m["index"])
+
+
+def global_dict(f: GuardFailure | None) -> tuple[str, str | None] | None:
+    """(the module-level dict's name, the key where the guard names it) for a guard on a value of a global dict;
+    else None."""
+    subject = (f.subject or "") if f is not None else ""
+    m = GLOBAL_DICT_ITEM.match(subject) or GLOBAL_DICT_KEY.match(subject)
+    if m is None or m["name"].startswith("__"):
+        return None
+    return m["name"], (m["key"] if is_string_value(m["key"]) else None)
+
+
+def dominant_failure(r: Recompile) -> GuardFailure | None:
+    """A guard on a global dict among the recompile's failures (torch's, then those behind them), preferring one
+    whose source statement changes the dict: the cause of the whole recompile; None where none is."""
+    found = [g for g in r.failures + r.hidden_failures if global_dict(g) is not None]
+    writing = [g for g in found if g.source and changes(g.source, global_dict(g)[0])]
+    return (writing or found or [None])[0]
+
+
+def _guarded_thing(f: GuardFailure) -> tuple | None:
+    order = dict_key_order(f)
+    if order is not None:
+        return ("key_order", order[0])
+    held = global_dict(f)
+    return ("global_dict", held[0]) if held is not None else None
+
+
+def change_words(f: GuardFailure | None) -> str | None:
+    """What changed, in the user's terms, for the guards whose text says nothing to the user (a dict's key order,
+    a value of a global dict); None for any other guard."""
+    order = dict_key_order(f)
+    if order is not None:
+        holder, index = order
+        place = _ORDINALS[index] if index < len(_ORDINALS) else f"key number {index + 1} as its"
+        return (f"the key order of `{holder}` changed (compiled for {f.expected} as its {place} key; the same keys in "
+                "another order compile again)")
+    held = global_dict(f)
+    if held is not None:
+        name, key = held
+        entry = f"the value at key {key}" if key else "a value"
+        return (f"the compiled code reads {entry} of the global dict `{name}`"
+                + (f" (compiled for {f.expected})" if f.expected else "")
+                + ", and the program changes that dict from call to call, so each call compiles again")
+    return None
+
+
+def _statement_fields(f: GuardFailure) -> dict[str, str]:
+    """The user's statement a guard came from and where, for the catalogue's words; empty where torch gave none."""
+    if not (f.source and f.path and f.line):
+        return {}
+    return {"statement": f.source.strip(), "at": f"{f.path}:{f.line}"}
+
+
 def guard_fix(r: Recompile | None, f: GuardFailure | None, recompiles: int | None = None) -> str:
     """The fix line of a recompile: the first candidate of the catalogue's entry for this guard kind and subject."""
     return guard_candidate(r, f, recompiles)[1]
@@ -290,17 +385,21 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
         causes.sort(key=lambda c: (is_library_display(c[1][0].path), classify(c[1][0], live) != rule.code, -len(c[1])))
         site, cause = causes[0]
         recompiles = [r for _, c in causes for r in c]
-        first = cause[0]
+        counted = _counted(a, recompiles)
+        # a recompile whose own logged guard is the cause words it where there is one (torch's guard has the
+        # statement it came from; one read behind another guard may not)
+        first = next((r for r in cause if r.failures and not r.failures[0].hidden), cause[0])
         failure = primary_failure(first)
         text = message(first, failure)
-        if failure is not None and failure.hidden:  # torch logged another guard of this recompile first
+        if failure is not None and failure.hidden and change_words(failure) is None:
+            # torch logged another guard of this recompile first
             now = f"is {failure.actual}" if failure.actual in ("None", "not None") else f"== {failure.actual}"
             text += (f" (failed behind the guard torch logged: the new compile guards "
                      f"{user_words(failure.subject, _qualname(first))} {now})")
         if len(causes) > 1:
             text += "; also: " + "; ".join(
                 f"{frame_label(c[0])} "
-                f"({user_words(primary_failure(c[0]).text, _qualname(c[0])) if c[0].failures else 'unknown guard'})"
+                f"({_failure_words(c[0])})"
                 + (f" x{len(c)}" if len(c) > 1 else "")
                 for _, c in causes[1:]
             )
@@ -312,7 +411,7 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
         if rule.fix == "{catalogue_fix}" and not (failure and failure.hidden):
             # a property with a few states compiles once per state: the catalogue's bounded entries say so
             values = [primary_failure(r).expected for r in cause if r.failures and primary_failure(r).expected]
-            candidate, fix_text = guard_candidate(first, failure, len(recompiles), values)
+            candidate, fix_text = guard_candidate(first, failure, counted, values)
             bounded = candidate.kind == "expected"
         findings.append(
             rule.finding(
@@ -322,9 +421,9 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
                 line=line,
                 column=site.column,
                 function=site.function,
-                occurrences=len(recompiles),
+                occurrences=counted,
                 compile_ids=sorted({r.compile_id for r in recompiles}, key=cid_key),
-                impact=3.0 * len(recompiles),
+                impact=3.0 * counted,
                 evidence=RecompileEvidence(
                     frame=first.code_name,
                     frame_path=first.path,
@@ -354,7 +453,24 @@ def recompile_findings(ctx, rule, message, fix) -> list[Finding]:
     return findings
 
 
+def _counted(a, recompiles: list[Recompile]) -> int:
+    """How many recompiles these are as torch counts them (TORCH_LOGS=recompiles, the recompile limit's "after N
+    recompilations"): each once, however many of its guards failed (a dict's keys, one guard per position), and not
+    the attempt refused at the recompile limit, which compiled nothing (blind batch 9: 11 for torch's 5, 88 for 7)."""
+    refused = {(g.rank, g.compile_id) for g in a.graphs if hit_recompile_limit(g.fail_reason)}
+    distinct = {(r.rank, r.compile_id) for r in recompiles}
+    return len(distinct - refused) or len(distinct)
+
+
 OPTIMIZER_STATE = re.compile(r"(?P<owner>[\w'\[\]]*?)\.?state\[list\(dict\.keys\(")
+
+
+def _failure_words(r: Recompile) -> str:
+    """A cause listed after the first one: what changed in the user's terms, else torch's guard in the user's names."""
+    f = primary_failure(r)
+    if f is None:
+        return "unknown guard"
+    return change_words(f) or user_words(f.text, _qualname(r))
 
 
 def _plain_decision(decision: str) -> str:
@@ -400,6 +516,17 @@ def subject_name(failure: GuardFailure | None) -> str:
         owner = _user_root(state.group("owner"))
         return (f"{owner}.state" if owner else "the optimizer's state") + \
             " (the optimizer's per-parameter state, filled by its first step())"
+    order = dict_key_order(failure)
+    if order is not None:
+        return f"the key order of {order[0]}"
+    held = global_dict(failure)
+    if held is not None:
+        return (f"the value at key {held[1]}" if held[1] else "a value") + f" in the global dict {held[0]}"
+    return _user_expression(s)
+
+
+def _user_expression(s: str) -> str:
+    """An expression of torch's guard text as the user's code names it."""
     # module attributes as the user names them: self._modules['h']._modules['0']._parameters['bias'] -> h[0].bias
     s = module_path(s)
     s = re.sub(r"^[LG]\['(\w+)'\](?=[.\[])", r"\1", s)  # G['val_metric']._update_count -> val_metric._update_count

@@ -20,6 +20,7 @@ from tdiag.analyzer.evidence import RecompileLimitEvidence
 from tdiag.analyzer.model import Finding, GraphKey
 from tdiag.analyzer.guard_words import user_words
 from tdiag.analyzer.rules import Rule
+from tdiag.analyzer.rules._recompiles import change_words, dominant_failure, primary_failure
 from tdiag.analyzer.rules._sites import anchor
 from tdiag.analyzer.torch_text import hit_recompile_limit
 
@@ -39,12 +40,17 @@ def check(ctx):
             g for g in a.graphs if (g.rank, g.frame_id) == same_frame and hit_recompile_limit(g.fail_reason)
         ]
         reasons = [f.text for r in a.recompiles if (r.rank, r.frame_id) == same_frame for f in r.failures[:1]]
+        # what changed in the user's terms where the guard's text says nothing to them (a dict's key order, a global
+        # dict the program changes): the last recompile's cause
+        said = [change_words(dominant_failure(r) or primary_failure(r)) for r in a.recompiles
+                if (r.rank, r.frame_id) == same_frame]
         hits = max(1, len(limit_graphs))
         site, library = anchor(frame.path, frame.line, frame.code_name, ctx.frame_sites.get(same_frame))
         finding = by_site.get(site.key)
         if finding is None:  # the same function on several ranks is one finding with per-rank counts
             # torch's guard text in the user's names (guard_words.py): no Dynamo name or torch source comment
-            last = user_words(reasons[-1], frame.code_name) if reasons else "a guard torch did not log"
+            last = said[-1] if said and said[-1] else (
+                user_words(reasons[-1], frame.code_name) if reasons else "a guard torch did not log")
             finding = by_site[site.key] = RULE.finding(
                 message=f"{frame.code_name} hit the recompile limit after {_recompilations(a, frame)} recompilations "
                 f"and now runs "

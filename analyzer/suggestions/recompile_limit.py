@@ -14,22 +14,31 @@ from tdiag.analyzer.suggestions.helpers.context import SuggestionContext
 def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
     failures = [f for f in evidence_as(finding.evidence, RecompileLimitEvidence).failures if f]
     cause = user_words(Counter(failures).most_common(1)[0][0]) if failures else "guards that kept failing"
+    example, changed = f"`{cause}`", f"`{cause}` changes between calls"
     frame = finding.function or "this function"
-    static = _static_compile(finding, ctx, failures, cause)
-    if static is not None:
-        return static
+    dominant = _dominant(failures, ctx)
+    if dominant is not None:  # a global dict the program changes: every entry fails it, whatever else failed too
+        from tdiag.analyzer.rules._recompiles import change_words, guard_candidate
+
+        example = changed = change_words(dominant[1]) or example
+        fix = guard_candidate(*dominant, len(failures))[1]
+    else:
+        static = _static_compile(finding, ctx, failures, cause)
+        if static is not None:
+            return static
+        fix = _catalogued(failures, ctx) or _fix(frame)
     return Suggestion(
         # the guard that kept failing is the cause: its own recompile finding (RCP001-RCP006) carries the fix
-        fix=(_catalogued(failures, ctx) or _fix(frame)) if failures else None,
+        fix=fix if failures else None,
         title=f"RECOMPILE LIMIT HIT: {frame} is no longer compiled and runs eagerly on every call",
         why=(
-            f"Each call brought a value the compiled graphs were not guarded for (e.g. `{cause}`), so Dynamo "
+            f"Each call brought a value the compiled graphs were not guarded for (e.g. {example}), so Dynamo "
             "compiled again until torch._dynamo.config.recompile_limit; after that it stops compiling this code and "
             "all later calls run in eager mode, silently losing every speed-up. Fix the cause below rather than "
             "raising the limit."
         ),
         alternatives=[
-            f"remove the cause: `{cause}` changes between calls; see the RCP findings at this frame for a rewrite",
+            f"remove the cause: {changed}; see the RCP findings at this frame for a rewrite",
             "pass values that change per call as tensors, and mark changing sizes dynamic (mark_dynamic)",
             "only if the variants are few and intended: raise torch._dynamo.config.recompile_limit",
         ],
@@ -60,6 +69,19 @@ def _static_compile(finding: Finding, ctx: SuggestionContext, failures: list[str
         alternatives=["torch._dynamo.mark_dynamic on the tensor whose size changes, before the call",
                       "keep the value constant, or bucket it to a few values"],
     )
+
+
+def _dominant(failures: list[str], ctx: SuggestionContext):
+    """(recompile, failure) for a guard on a global dict the program changes, in a recompile whose logged guard is
+    one of ``failures`` (logged or behind the one torch logged: rules/_recompiles.py's dominant_failure); None
+    where none is."""
+    from tdiag.analyzer.rules._recompiles import dominant_failure
+
+    texts = set(failures)
+    found = [(r, f) for r in ctx.analysis.recompiles
+             if r.failures and r.failures[0].text in texts and (f := dominant_failure(r)) is not None]
+    # one torch logged (it carries the statement it came from) before one read behind another guard
+    return next((d for d in found if not d[1].hidden), found[0] if found else None)
 
 
 def _catalogued(failures: list[str], ctx: SuggestionContext) -> str | None:
