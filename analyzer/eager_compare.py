@@ -93,13 +93,12 @@ def compare(log: Any, runtime: RuntimeSummary | None, step_us: list[float] | Non
     result.eager_exit_codes = [r["exit_code"] for r in runs if isinstance(r.get("exit_code"), int)]
     compiled_exit = _compiled_exit(log)
     why = _str(ev.get("reason"))
+    differs = [c for c in result.eager_exit_codes if c != compiled_exit]
+    if why is None and differs:  # first: a compiled run that stopped where eager finishes measured no step either
+        why = (f"the program exits {differs[0]} with torch.compile disabled (compiled: {compiled_exit}): it does "
+               "not run the same way eagerly, so its steps are not the same work")
     if why is None and not measured:
         why = "the compiled run measured no step" + (f" ({runtime.reason})" if runtime and runtime.reason else "")
-    if why is None:
-        differs = [c for c in result.eager_exit_codes if c != compiled_exit]
-        if differs:
-            why = (f"the program exits {differs[0]} with torch.compile disabled (compiled: {compiled_exit}): it does "
-                   "not run the same way eagerly, so its steps are not the same work")
     eager_steps: list[float] = []
     if why is None:
         for run in runs:

@@ -42,6 +42,19 @@ def catalogue() -> tuple[Divergence, ...]:
     return tuple(Divergence(**entry) for entry in data["entries"])
 
 
+def uses_in_run(analysis) -> list[tuple[str, Use]]:
+    """(path, use) of every entry's object used in the run's traced code, the user's files only."""
+    from tdiag.analyzer.paths import is_library_display
+    from tdiag.analyzer.traced_lines import traced_lines
+
+    out = []
+    for path, lines in traced_lines(analysis).items():
+        text = analysis.sources.get(path)
+        if text and not is_library_display(path):
+            out += [(path, use) for use in uses_in(text, lines)]
+    return out
+
+
 def uses_in(text: str, traced_lines: set[int]) -> list[Use]:
     """Each entry's object made in ``text`` (a file) and used in a function Dynamo traced: one holding any of
     ``traced_lines`` (a compiled frame's first line, the lines its graphs' nodes came from, inlined calls too)."""

@@ -300,8 +300,10 @@ def eager_parity(compiled: list[str], eager: list[str], compiled_exit: int | Non
         return EagerParity("not measured", not_measured or "the program was not run with torch.compile disabled")
     n = len(eager)
     if eager_exit != compiled_exit:
+        why = ("the compiled run stopped where eager runs to its end: the stop is torch.compile's" if eager_exit == 0
+               else "e.g. fullgraph=True refuses to run disabled")
         return EagerParity("not measured", f"the program exits {eager_exit} with torch.compile disabled (compiled: "
-                           f"{compiled_exit}), e.g. fullgraph=True refuses to run disabled", eager_runs=n)
+                           f"{compiled_exit}): {why}", eager_runs=n)
     reference, others = (eager, compiled) if len(eager) > len(compiled) else (compiled, eager)
     band = band_of(reference)
     if isinstance(band, str):

@@ -50,7 +50,15 @@ class Cause:
         # the break at the cause's first user line, preferring one that saw the exact column
         line = min((b.site.key for b in self.breaks), key=lambda k: (k[0] != self.breaks[0].site.path, k[1]))
         at = [b for b in self.breaks if b.site.key == line]
-        return next((b for b in at if b.site.column), at[0])
+        chosen = next((b for b in at if b.site.column), at[0])
+        if chosen.frame_skipped:
+            # the skip's own record says only "frame skipped: fn": torch's words for what broke are the root's, at the
+            # same line (blind batch 9: a scipy call in a loop), seen from the frame that was skipped
+            root = next((b for b in self.breaks if not b.frame_skipped
+                         and (b.site.path, b.site.line) == (chosen.site.path, chosen.site.line)), None)
+            if root is not None:
+                return dataclasses.replace(root, site=chosen.site, code_name=chosen.code_name, frame_skipped=True)
+        return chosen
 
     @property
     def sites(self) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tdiag.analyzer.caught_in_trace import caught_by_traced_try
 from tdiag.analyzer.crash_causes import cause_of
 from tdiag.analyzer.evidence import CrashEvidence
 from tdiag.analyzer.model import Crash, Finding, GraphKey, Site  # Finding: the return type
@@ -52,12 +53,39 @@ def crash_check(rule, module) -> Callable:
             message, fix = module.message(crash, ctx), module.fix(crash, ctx)
             # crash_causes.json: the cause in the user's program
             known = cause_of(crash.exception, crash.message, graph_codes(ctx.analysis))
+            caught = caught_by_traced_try(crash.exception, ctx.analysis) if known is None else None
             if known is not None:
                 message, fix = f"{message} (cause: {known.cause})", known.fix
+            elif caught is not None:
+                message, fix = f"{message} (cause: {_caught_cause(caught)})", _caught_fix(caught)
+            message += _eager_finished(ctx.log, crash)
             findings.append(_finding(rule, crash, where or Site("<unknown>", 0), message, fix))
         return findings
 
     return check
+
+
+def _caught_cause(caught) -> str:
+    return (f"the `try` at {caught.path}:{caught.line} in {caught.function} catches {caught.catches or 'every error'}, "
+            "but Dynamo traced its body into the compiled graph, which has no `except` path: the error the graph "
+            "raises when it runs escapes the compiled function, so the `except` branch never runs")
+
+
+def _caught_fix(caught) -> str:
+    return (f"keep the error-driven retry out of compiled code: decorate {caught.function} with "
+            "@torch.compiler.disable (its `try`/`except` then runs eagerly, as written), or compute without raising "
+            "(an op's `_ex` variant that returns an error code, e.g. torch.linalg.cholesky_ex)")
+
+
+def _eager_finished(log, crash: Crash) -> str:
+    """The eager side of `tdiag run --vs-eager`: where the program runs to its end with torch.compile disabled, the
+    stop is torch.compile's, whatever the error says."""
+    from tdiag.analyzer.eager_compare import events
+
+    exits = [r.get("exit_code") for ev in events(log) for r in ev.get("runs") or [] if isinstance(r, dict)]
+    if not crash.ended_program or 0 not in exits:
+        return ""
+    return "; with torch.compile disabled the program runs to its end (exit 0): the stop is torch.compile's"
 
 
 def graph_codes(analysis) -> tuple[str, ...]:

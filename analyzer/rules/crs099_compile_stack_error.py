@@ -26,7 +26,7 @@ from tdiag.lazy_regex import lazy_regex
 
 WRAPPED = lazy_regex(r"got ((?:RuntimeError|TypeError|ValueError|IndexError|AssertionError)\(.*\))\s*$", re.M)
 RULE = Rule("CRS099", "compile-stack-error", "error", "An error from inside torch.compile stopped the program",
-            claims="crashes", priority=999)
+            suggester="crash", claims="crashes", priority=999)
 KIND = "compile_stack"
 
 

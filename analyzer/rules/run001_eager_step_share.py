@@ -90,6 +90,7 @@ COMM_FIXES = {  # the distributed knobs, for the framework the step's time was m
     "between syncs with gradient accumulation; collectives issued with async_op=True and waited for late",
 }
 COMM_PARTS = ("communication", "fsdp hooks")
+COMPILE_MORE = ("eager backward", "loss", "eager ops", "python")  # parts whose fix is to compile more of the step
 
 
 def check(ctx):
@@ -104,11 +105,19 @@ def check(ctx):
         # uncompiled training loop sits between them, which no code moved into this function could take (blind
         # batch 6's clean control: a compiled validation_step between eager training epochs)
         return []
+    if _backward_never_compiles(ctx.analysis, runtime.step_function):
+        # backend="eager": Dynamo's graphs run op by op, as eager does, and no backward is ever compiled, so moving
+        # code into the compiled function saves nothing (blind batch 9: "compute the loss inside the compiled
+        # function, so their backward is compiled too" for a model that computed its loss); the levers that do not
+        # compile (the optimizer's implementation, the copies, the collectives) stay
+        parts = {name: v for name, v in parts.items() if name not in COMPILE_MORE}
     if ctx.analysis.breaks:
         # the backward of the ops that run eagerly between graph pieces is eager too: with breaks in the compiled
         # code it is theirs, not the loss's (blind batch 5: a hook's .item() cut the model at every ReLU)
         parts.pop("eager backward", None)
     other = sum(parts.values())
+    if not parts:
+        return []
     share = other / runtime.window_s
     if share < MIN_SHARE or ms_per_step(other, runtime) < MIN_MS_PER_STEP:
         return []
@@ -144,6 +153,14 @@ def _inference_only(a, function: str | None) -> bool:
     states = [g for g in a.graphs if g.code_name == function]
     return bool(states) and all(any(guard.kind == "GLOBAL_STATE" and '"grad_mode":false' in guard.text
                                     for guard in g.guards) for g in states)
+
+
+def _backward_never_compiles(a, function: str | None) -> bool:
+    """The graphs ran as Dynamo captured them, without AOTAutograd (backend="eager"): no backward is ever compiled.
+    Any sign of AOTAutograd or Inductor (its graphs, a cache lookup, kernels, their compile stages) says otherwise."""
+    graphs = [g for g in a.graphs if g.code_name == function] or a.graphs
+    return bool(graphs) and not any(g.aot or g.cache or g.kernels or g.output_code_refs or "inductor" in g.stages
+                                    or "aot_autograd" in g.stages for g in graphs)
 
 
 def _compiled_code_runs_eagerly(a) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 import libcst as cst
+from tdiag.analyzer.caught_in_trace import caught_by_traced_try
 from tdiag.analyzer.evidence import CrashEvidence, evidence_as
 from tdiag.analyzer.model import Finding, Suggestion
 from tdiag.analyzer.paths import user_function_name
@@ -63,6 +64,10 @@ def suggest(finding: Finding, ctx: SuggestionContext) -> Suggestion:
         return _disable_smallest(finding, ctx)
     if kind == "double_backward":
         return _disable_double_backward(finding, ctx)
+    if finding.evidence is not None and getattr(finding.evidence, "exception", None):
+        caught = caught_by_traced_try(finding.evidence.exception, ctx.analysis)
+        if caught is not None:
+            return _disable_caught_try(caught, ctx)
     raise NoPatch("no mechanical rewrite for this cause: follow the fix line")
 
 
@@ -185,6 +190,29 @@ def _disable_double_backward(finding: Finding, ctx: SuggestionContext) -> Sugges
         why=DOUBLE_BACKWARD_WHY,
         patch=_disabled(tree, func),
         alternatives=[f"call {func.name.value} outside the compiled function and pass its result in"],
+    )
+
+
+# --- an error the compiled graph raised at run time, which a traced `try` of the user's meant to catch --------------
+CAUGHT_WHY = (
+    "Dynamo traces a try body into the graph with fake tensors, where the data-dependent error cannot happen, so the "
+    "graph has no except path. Run eagerly, the function keeps its try/except as written; the code around its call "
+    "stays compiled (a graph break at the call)."
+)
+
+
+def _disable_caught_try(caught, ctx: SuggestionContext) -> Suggestion:
+    tree = ctx.tree(caught.path)
+    statement = next((s for s in tree.nodes(cst.BaseCompoundStatement) if tree.spans_line(s, caught.line)), None)
+    func = tree.enclosing_function(statement) if statement is not None else None
+    if func is None:
+        raise NoPatch(f"the try at {caught.path}:{caught.line} is not inside a function of yours")
+    return Suggestion(
+        title=f"Run {func.name.value} eagerly: @torch.compiler.disable ({caught.path}:{tree.start_line(func)})",
+        why=CAUGHT_WHY,
+        patch=_disabled(tree, func),
+        alternatives=["compute without raising: an op's _ex variant returns an error code (torch.linalg.cholesky_ex, "
+                      "torch.linalg.inv_ex) that code can test with torch.where"],
     )
 
 

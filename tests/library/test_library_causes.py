@@ -29,7 +29,7 @@ HERE = Path(__file__).parent
 PROGRAMS = HERE / "programs"
 ROOT = HERE.parents[1]
 LIBRARIES = {"transformers", "diffusers", "torch_geometric", "peft", "lightning", "accelerate", "sentence-transformers",
-             "torch"}
+             "torch", "stdlib"}
 # entries found on tests/library_corpus's programs are checked there (tests/library_corpus/test_library_programs.py)
 CORPUS = "tests/library_corpus/"
 
