@@ -30,6 +30,8 @@ from pathlib import Path
 SALT = "oracle-cache-1"  # bump when what an entry holds changes
 REPO = Path(__file__).resolve().parent.parent
 PLACEHOLDER = "\x00PROGRAM_DIR\x00"
+REPOSITORY = "\x00REPOSITORY\x00"  # this checkout: a warning names torch's file in <checkout>/.venv/...
+VENV_PATH = re.compile(r"/\.venv/lib/python")
 # variables that differ between identical runs (the test runner's own, the shell's) and do not reach torch
 VOLATILE = re.compile(r"^(PYTEST_.*|PWD|OLDPWD|SHLVL|_|TERM|COLUMNS|LINES|TMUX.*|SSH_.*|XDG_SESSION_.*|TORCH_TRACE)$")
 TEMP = re.compile(r"/tmp/(pytest-of-[^/]+/pytest-\d+(/popen-gw\d+)?|tmp\w{8})")  # pytest's and tempfile's folders
@@ -50,12 +52,14 @@ def kept_run(run, program: Path, env: dict[str, str], trace_dir: Path | None, ar
     where = str(program.parent.resolve())
     if (entry / "result.json").exists():
         result = json.loads((entry / "result.json").read_text())
-        if trace_dir is not None:
-            shutil.copytree(entry / "trace", trace_dir, dirs_exist_ok=True)
-        os.utime(entry)  # in use: scripts/test prunes entries no run has read for two weeks
-        return subprocess.CompletedProcess([sys.executable, program.name, *args], result["returncode"],
-                                           result["stdout"].replace(PLACEHOLDER, where),
-                                           result["stderr"].replace(PLACEHOLDER, where))
+        if result.get("repository") or not VENV_PATH.search(result["stdout"] + result["stderr"]):
+            if trace_dir is not None:
+                shutil.copytree(entry / "trace", trace_dir, dirs_exist_ok=True)
+            os.utime(entry)  # in use: scripts/test prunes entries no run has read for two weeks
+            return subprocess.CompletedProcess([sys.executable, program.name, *args], result["returncode"],
+                                               _read(result["stdout"], where), _read(result["stderr"], where))
+        # an entry made before the checkout was written as a placeholder names the venv of the checkout that made
+        # it (a warning's torch path, /tmp/ci30/.venv/...): made again
     proc = run(program, env, trace_dir, args, timeout)
     partial = Path(root) / f".{entry.name}.{os.getpid()}"
     try:
@@ -64,14 +68,26 @@ def kept_run(run, program: Path, env: dict[str, str], trace_dir: Path | None, ar
         else:
             (partial / "trace").mkdir(parents=True)
         (partial / "result.json").write_text(json.dumps({
-            "returncode": proc.returncode, "stdout": proc.stdout.replace(where, PLACEHOLDER),
-            "stderr": proc.stderr.replace(where, PLACEHOLDER), "program": program.name, "args": list(args)}))
+            "returncode": proc.returncode, "stdout": _written(proc.stdout, where),
+            "stderr": _written(proc.stderr, where), "program": program.name, "args": list(args),
+            "repository": True}))
+        if entry.exists():
+            shutil.rmtree(entry, ignore_errors=True)  # the entry made before paths were placeholders
         os.rename(partial, entry)  # whole or not at all; another worker's entry of the same key wins
     except OSError:
         pass
     finally:
         shutil.rmtree(partial, ignore_errors=True)
     return proc
+
+
+def _written(text: str, where: str) -> str:
+    """The program's folder, then this checkout, as placeholders (the folder may lie inside the checkout)."""
+    return text.replace(where, PLACEHOLDER).replace(str(REPO), REPOSITORY)
+
+
+def _read(text: str, where: str) -> str:
+    return text.replace(REPOSITORY, str(REPO)).replace(PLACEHOLDER, where)
 
 
 def key(program: Path, env: dict[str, str], args=(), kind: str = "oracle.run_traced") -> str:

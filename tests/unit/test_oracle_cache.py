@@ -87,3 +87,32 @@ def test_account_reads_the_kept_trace(tmp_path, kept, session_env):
     first = account(program, session_env, tmp_path / "t1")
     again = account(program, session_env, tmp_path / "t2")
     assert first.graphs == again.graphs == 1 and first.stdout == again.stdout == "4.0\n"
+
+
+def test_this_checkout_is_a_placeholder_and_an_entry_naming_another_checkouts_venv_runs_again(tmp_path, kept,
+                                                                                               session_env):
+    """A warning names torch's file under the checkout's .venv: an entry made by a clone elsewhere (a CI rehearsal
+    in /tmp/ci30) must not put that clone's path in this checkout's output."""
+    import json
+
+    from oracle_cache import REPO
+
+    calls = []
+
+    def warns(program, env, trace_dir, args, timeout):
+        calls.append(program)
+        return subprocess.CompletedProcess([], 0, "", f"{REPO}/.venv/lib/python3.11/site-packages/torch/x.py:1: W\n")
+
+    program = _program(tmp_path / "w")
+    made = kept_run(warns, program, session_env, None)
+    (entry,) = [p for p in (tmp_path / "kept").iterdir() if (p / "result.json").exists()]
+    stored = json.loads((entry / "result.json").read_text())
+    assert str(REPO) not in stored["stderr"] and stored["repository"]
+    assert kept_run(warns, program, session_env, None).stderr == made.stderr and len(calls) == 1
+    # an entry of the kind made before: another checkout's path written out, no placeholder
+    stored = {k: v for k, v in stored.items() if k != "repository"}
+    stored["stderr"] = "/tmp/ci30/.venv/lib/python3.11/site-packages/torch/x.py:1: W\n"
+    (entry / "result.json").write_text(json.dumps(stored))
+    again = kept_run(warns, program, session_env, None)
+    assert len(calls) == 2 and again.stderr == made.stderr
+    assert json.loads((entry / "result.json").read_text())["repository"]  # made again, in the new form
