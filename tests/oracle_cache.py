@@ -59,7 +59,7 @@ def kept_run(run, program: Path, env: dict[str, str], trace_dir: Path | None, ar
             return subprocess.CompletedProcess([sys.executable, program.name, *args], result["returncode"],
                                                _read(result["stdout"], where), _read(result["stderr"], where))
         # an entry made before the checkout was written as a placeholder names the venv of the checkout that made
-        # it (a warning's torch path, /tmp/ci30/.venv/...): made again
+        # it (a warning's torch path, <another clone>/.venv/...): made again
     proc = run(program, env, trace_dir, args, timeout)
     partial = Path(root) / f".{entry.name}.{os.getpid()}"
     try:

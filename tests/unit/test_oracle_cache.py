@@ -92,7 +92,7 @@ def test_account_reads_the_kept_trace(tmp_path, kept, session_env):
 def test_this_checkout_is_a_placeholder_and_an_entry_naming_another_checkouts_venv_runs_again(tmp_path, kept,
                                                                                                session_env):
     """A warning names torch's file under the checkout's .venv: an entry made by a clone elsewhere (a CI rehearsal
-    in /tmp/ci30) must not put that clone's path in this checkout's output."""
+    in another folder) must not put that clone's path in this checkout's output."""
     import json
 
     from oracle_cache import REPO
@@ -111,7 +111,7 @@ def test_this_checkout_is_a_placeholder_and_an_entry_naming_another_checkouts_ve
     assert kept_run(warns, program, session_env, None).stderr == made.stderr and len(calls) == 1
     # an entry of the kind made before: another checkout's path written out, no placeholder
     stored = {k: v for k, v in stored.items() if k != "repository"}
-    stored["stderr"] = "/tmp/ci30/.venv/lib/python3.11/site-packages/torch/x.py:1: W\n"
+    stored["stderr"] = "/elsewhere/clone/.venv/lib/python3.11/site-packages/torch/x.py:1: W\n"
     (entry / "result.json").write_text(json.dumps(stored))
     again = kept_run(warns, program, session_env, None)
     assert len(calls) == 2 and again.stderr == made.stderr
